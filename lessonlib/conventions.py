@@ -1,0 +1,88 @@
+"""The course's conventions, in one place.
+
+Every other module imports its ordering, base index, default gravity and tolerances from here;
+none of them is written down twice.
+
+* Spatial 6-vectors are **angular-first**: a twist is ``[ω; v]``, a wrench is ``[n; f]``
+  (seed 000 §2.2, seed 001, Featherstone, Modern Robotics). ``xi[ANG]`` is the angular part,
+  ``xi[LIN]`` the linear part.
+* Bodies are numbered ``0 .. n-1`` with ``parent[i] < i``; the fixed base is ``BASE = -1``.
+* Gravity is a 3-vector in the world frame; it enters the recursions as the fictitious base
+  acceleration ``a_0 = [0; -g]`` (seed 000 §2.2, seed 001 "令 0v̇0 = G").
+* Pinocchio and most Lie-group libraries order twists linear-first ``[v; ω]``;
+  :func:`swap_order` converts between the two orders (for cross-checks only).
+
+>>> import numpy as np
+>>> xi = np.array([1., 2., 3., 4., 5., 6.])       # [ω; v]
+>>> xi[ANG], xi[LIN]
+(array([1., 2., 3.]), array([4., 5., 6.]))
+>>> swap_order(xi)                                 # [v; ω]
+array([4., 5., 6., 1., 2., 3.])
+>>> bool(np.array_equal(swap_order(swap_order(xi)), xi))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: Angular part of a spatial vector ``[ω; v]`` / ``[n; f]``.
+ANG = slice(0, 3)
+#: Linear part of a spatial vector ``[ω; v]`` / ``[n; f]``.
+LIN = slice(3, 6)
+#: Parent index of a body attached to the fixed base.
+BASE = -1
+#: Default gravity (world frame, m/s²).
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+
+# --- named tolerances -------------------------------------------------------------------------
+#: Below this rotation angle (rad) the Lie-group functions switch to series expansions.
+SMALL_ANGLE = 1e-6
+#: Tolerance for "is this matrix a rotation" (orthonormality and det = 1) in input validation.
+ROTATION_TOL = 1e-6
+#: Tolerance for "is this axis a unit vector" in input validation.
+UNIT_TOL = 1e-6
+#: Tolerance for symmetry / triangle-inequality checks of inertias.
+INERTIA_TOL = 1e-9
+#: Absolute tolerance when two algorithms are expected to agree (floating point only).
+AGREE_ATOL = 1e-9
+#: Relative tolerance when two algorithms are expected to agree.
+AGREE_RTOL = 1e-8
+#: Tolerance used by the exercise checkers (students' code may sum in another order).
+GRADE_ATOL = 1e-6
+
+
+def swap_order(x):
+    """Swap a spatial quantity between angular-first ``[ω; v]`` and linear-first ``[v; ω]``.
+
+    Works on a 6-vector, a 6×6 matrix (both rows and columns are permuted: ``P x Pᵀ``), a 6×n
+    matrix whose columns are spatial vectors, or a stack ``(..., 6)`` when the last axis is not a
+    matrix column axis. The permutation is its own inverse, so the same call converts back.
+
+    >>> import numpy as np
+    >>> I = np.diag([1., 2., 3., 4., 5., 6.])
+    >>> np.diag(swap_order(I))
+    array([4., 5., 6., 1., 2., 3.])
+    """
+    x = np.asarray(x)
+    perm = np.r_[3:6, 0:3]
+    if x.shape == (6,):
+        return x[perm]
+    if x.shape == (6, 6):
+        return x[np.ix_(perm, perm)]
+    if x.ndim == 2 and x.shape[0] == 6:
+        return x[perm, :]
+    if x.ndim >= 1 and x.shape[-1] == 6:
+        return x[..., perm]
+    raise ValueError(f"x: expected a 6-vector, a 6x6 matrix or a 6xn matrix, got shape {x.shape}")
+
+
+def gravity_vector(gravity, default=DEFAULT_GRAVITY):
+    """Return gravity as a float 3-vector; ``None`` means ``default`` (the model's gravity).
+
+    >>> gravity_vector(None)
+    array([ 0.  ,  0.  , -9.81])
+    """
+    g = np.asarray(default if gravity is None else gravity, dtype=float)
+    if g.shape != (3,) or not np.all(np.isfinite(g)):
+        raise ValueError(f"gravity: expected a finite 3-vector (world frame, m/s^2), got {gravity!r}")
+    return g

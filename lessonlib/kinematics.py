@@ -1,0 +1,117 @@
+"""Forward kinematics, Jacobians and body twists of a Model.
+
+Poses: ``fk(model, q)[i] = T_0_i``, the pose of body frame ``i`` in the world, built outward by
+``T_0_i = T_0_p · T_tree[i] · exp([S_i] q_i)`` (product of exponentials, seed 001).
+
+Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not move the body are 0):
+
+* ``frame="space"`` — the twist in world axes whose linear part is the velocity of the body point
+  that is instantaneously at the world origin (Modern Robotics' space Jacobian ``J_s``):
+  column ``j`` is ``Ad(T_0_j) S_j``.
+* ``frame="body"`` — the twist in body-frame axes at the body origin (``J_b``):
+  column ``j`` is ``Ad(T_i_j) S_j`` with ``T_i_j = T_0_i⁻¹ T_0_j``. ``J_s = Ad(T_0_i) J_b``.
+* ``frame="hybrid"`` — the velocity of the body origin and the angular velocity, both in world axes
+  (the classical geometric Jacobian): ``diag(R_0_i, R_0_i) J_b``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import se3
+from .conventions import ANG, BASE, LIN
+
+FRAMES = ("space", "body", "hybrid")
+
+
+def fk(model, q):
+    """World poses of all body frames, shape (n, 4, 4).
+
+    >>> import numpy as np
+    >>> from lessonlib import samples
+    >>> arm = samples.planar_2link()
+    >>> np.round(fk(arm, [0.0, 0.0])[-1][:3, 3], 12) + 0.0      # second joint sits 1 m out along x
+    array([1., 0., 0.])
+    """
+    q = model.check_q(q)
+    T = np.empty((model.n, 4, 4))
+    for i in range(model.n):
+        T_p_i = model.joint_transform(i, q[i])
+        T[i] = T_p_i if model.parent[i] == BASE else T[model.parent[i]] @ T_p_i
+    return T
+
+
+def joint_transforms(model, q):
+    """Motion transforms ``X_i_p = Ad(T_p_i(q_i)⁻¹)`` from each parent into each body, (n, 6, 6).
+
+    Featherstone's ``Xup``: a twist of the parent in parent coordinates maps to body ``i``
+    coordinates by ``X_i_p @ v_p``; a wrench of body ``i`` maps back by ``X_i_pᵀ @ f_i``.
+    """
+    q = model.check_q(q)
+    return np.array([se3.Ad(se3.inv(model.joint_transform(i, q[i]))) for i in range(model.n)])
+
+
+def frame_pose(model, q, name):
+    """World pose of the named frame (``model.frames``), 4×4."""
+    f = model.frame(name)
+    if f.body == BASE:
+        return f.T.copy()
+    return fk(model, q)[f.body] @ f.T
+
+
+def resolve_body(model, body):
+    """Body index (negative counts from the end, Python style) or a frame name -> (index, T_body_point)."""
+    if isinstance(body, str):
+        f = model.frame(body)
+        return f.body, f.T
+    b = int(body)
+    if not -model.n <= b < model.n:
+        raise ValueError(f"body: expected an index in [-{model.n}, {model.n - 1}] or a frame name, got {body}")
+    return b % model.n, np.eye(4)
+
+
+def jacobian(model, q, body=-1, frame="space"):
+    """Geometric Jacobian of a body (or named frame), shape (6, n), rows ``[ω; v]``.
+
+    ``body``: body index (``-1`` is the last body) or a frame name from ``model.frames``;
+    ``frame``: ``"space"``, ``"body"`` or ``"hybrid"`` (see the module docstring).
+
+    >>> import numpy as np
+    >>> from lessonlib import samples
+    >>> arm = samples.planar_2link()
+    >>> J = jacobian(arm, [0.0, 0.0], body=-1, frame="space")
+    >>> J[:, 1].round(12) + 0.0                     # joint 2: z-axis through (1, 0, 0)
+    array([ 0.,  0.,  1.,  0., -1.,  0.])
+    """
+    if frame not in FRAMES:
+        raise ValueError(f"frame: expected one of {FRAMES}, got {frame!r}")
+    b, T_b_point = resolve_body(model, body)
+    T = fk(model, q)
+    T_0_b = T[b] @ T_b_point
+    J = np.zeros((6, model.n))
+    for j in model.ancestors(b):
+        J[:, j] = se3.Ad(T[j]) @ model.S[j]              # space-frame column Ad(T_0_j) S_j
+    if frame == "space":
+        return J
+    J_body = se3.Ad(se3.inv(T_0_b)) @ J
+    if frame == "body":
+        return J_body
+    R = T_0_b[:3, :3]
+    J_hyb = np.empty_like(J_body)
+    J_hyb[ANG] = R @ J_body[ANG]
+    J_hyb[LIN] = R @ J_body[LIN]
+    return J_hyb
+
+
+def body_twists(model, q, qd):
+    """Body twists ``v_i = [ω_i; v_i]`` of every body in its own frame, shape (n, 6).
+
+    Outward recursion ``v_i = Ad(T_p_i⁻¹) v_p + S_i q̇_i`` (seed 000 §2.2).
+    """
+    q = model.check_q(q)
+    qd = model.check_q(qd, "qd")
+    v = np.zeros((model.n, 6))
+    for i in range(model.n):
+        X_i_p = se3.Ad(se3.inv(model.joint_transform(i, q[i])))
+        v_p = np.zeros(6) if model.parent[i] == BASE else v[model.parent[i]]
+        v[i] = X_i_p @ v_p + model.S[i] * qd[i]
+    return v

@@ -1,0 +1,13 @@
+"""One robot Model for every algorithm, built from DH tables, product-of-exponentials data or URDF."""
+from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
+from .dh import dh_transform, from_dh
+from .poe import from_poe, joint_from_screw
+
+__all__ = ["Model", "Joint", "Frame", "REVOLUTE", "PRISMATIC", "from_dh", "dh_transform", "from_poe",
+           "joint_from_screw", "from_urdf"]
+
+
+def from_urdf(path_or_xml, **kwargs):
+    """A Model from a URDF file path or XML string (see :mod:`lessonlib.model.urdf`)."""
+    from .urdf import from_urdf as _from_urdf
+    return _from_urdf(path_or_xml, **kwargs)

@@ -1,0 +1,258 @@
+"""The one robot Model every algorithm of the course consumes.
+
+A Model is a kinematic tree of ``n`` rigid bodies joined by ``n`` one-degree-of-freedom joints
+(revolute or prismatic). Body ``i`` hangs from body ``parent[i] < i`` (or from the fixed base,
+``BASE = -1``); because every parent has a smaller number than its child, the algorithms need only
+two flat loops — one outward (``i = 0 .. n-1``), one inward (``i = n-1 .. 0``) — and branched trees
+come for free (Featherstone's numbering).
+
+Geometry. Body frame ``i`` is attached to the moving body of joint ``i``. Its pose in the parent
+body's frame is ::
+
+    T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)          (product of exponentials, seed 001)
+
+where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the unit joint screw in body
+frame ``i``: ``[e; r × e]`` for a revolute joint about the unit axis ``e`` through the point ``r``,
+``[0; e]`` for a prismatic joint along ``e``. In Featherstone's notation ``S_i`` is the motion
+subspace and ``X_i_p = Ad(T_p_i⁻¹)`` the motion transform from the parent into body ``i``.
+
+Inertia. ``inertia[i]`` is body ``i``'s 6×6 spatial inertia about the origin of body frame ``i``,
+in body-frame axes (:func:`lessonlib.spatial.inertia`).
+
+The Model is immutable: no algorithm changes it, and its arrays are read-only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import se3, spatial
+from ..conventions import BASE, DEFAULT_GRAVITY, UNIT_TOL, gravity_vector
+
+REVOLUTE = "revolute"
+PRISMATIC = "prismatic"
+JOINT_KINDS = (REVOLUTE, PRISMATIC)
+
+
+def _readonly(a):
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A one-degree-of-freedom joint, described in the frame of the body it moves.
+
+    ``kind``: ``"revolute"`` or ``"prismatic"``; ``axis``: unit vector ``e`` in body frame ``i``;
+    ``point``: a point ``r`` on the axis, in body frame ``i`` (revolute only; default the origin);
+    ``scale``: the body turns (slides) by ``scale · q`` — 1 for every real joint; Modern Robotics'
+    synthetic 3-link example has a screw of norm √2, which :func:`from_poe` keeps as ``scale``.
+
+    >>> Joint("revolute", [0, 0, 1]).screw
+    array([0., 0., 1., 0., 0., 0.])
+    >>> Joint("prismatic", [1, 0, 0]).screw
+    array([0., 0., 0., 1., 0., 0.])
+    """
+
+    kind: str
+    axis: np.ndarray
+    point: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    name: str = ""
+    scale: float = 1.0
+
+    def __post_init__(self):
+        if self.kind not in JOINT_KINDS:
+            raise ValueError(f"kind: expected one of {JOINT_KINDS}, got {self.kind!r}")
+        axis = np.asarray(self.axis, dtype=float)
+        point = np.asarray(self.point, dtype=float)
+        if axis.shape != (3,) or not np.all(np.isfinite(axis)):
+            raise ValueError(f"axis: expected a finite 3-vector, got {self.axis!r}")
+        if abs(np.linalg.norm(axis) - 1.0) > UNIT_TOL:
+            raise ValueError(f"axis: expected a unit vector, got {axis} (norm {np.linalg.norm(axis):.6g})")
+        if point.shape != (3,) or not np.all(np.isfinite(point)):
+            raise ValueError(f"point: expected a finite 3-vector, got {self.point!r}")
+        axis = axis / np.linalg.norm(axis)
+        if self.kind == PRISMATIC:
+            point = np.zeros(3)
+        object.__setattr__(self, "axis", _readonly(axis))
+        object.__setattr__(self, "point", _readonly(point))
+        object.__setattr__(self, "name", str(self.name))
+        if not (np.isfinite(self.scale) and self.scale > 0):
+            raise ValueError(f"scale: expected a finite number > 0, got {self.scale!r}")
+        object.__setattr__(self, "scale", float(self.scale))
+
+    @property
+    def screw(self):
+        """Unit joint screw ``S = [ω; v]`` in body frame ``i``."""
+        if self.kind == REVOLUTE:
+            return self.scale * np.concatenate([self.axis, np.cross(self.point, self.axis)])
+        return self.scale * np.concatenate([np.zeros(3), self.axis])
+
+    @property
+    def is_revolute(self):
+        return self.kind == REVOLUTE
+
+    def __eq__(self, other):
+        return (isinstance(other, Joint) and self.kind == other.kind and self.name == other.name
+                and self.scale == other.scale
+                and np.array_equal(self.axis, other.axis) and np.array_equal(self.point, other.point))
+
+    def __hash__(self):
+        return hash((self.kind, self.name, self.scale, self.axis.tobytes(), self.point.tobytes()))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A named frame fixed to a body (a tool, a sensor, a merged URDF link).
+
+    ``body``: index of the body it is fixed to (``BASE`` for the world); ``T``: its pose in that
+    body's frame (4×4).
+    """
+
+    name: str
+    body: int
+    T: np.ndarray
+
+    def __post_init__(self):
+        T = np.asarray(self.T, dtype=float)
+        se3.check_transform(T, f"frame {self.name!r} T")
+        object.__setattr__(self, "T", _readonly(T))
+
+
+class Model:
+    """An immutable kinematic tree with inertias: the input of every algorithm of the course.
+
+    Parameters
+    ----------
+    parent : sequence of int, length n — ``parent[i] < i``, ``BASE = -1`` for the base.
+    joints : sequence of :class:`Joint`, length n — joint ``i`` moves body ``i``.
+    T_tree : (n, 4, 4) — pose of body frame ``i`` in its parent's frame at ``q_i = 0``.
+    inertia : (n, 6, 6) — spatial inertia of body ``i`` about its frame origin, body axes.
+    body_names : names of the bodies (default ``body0`` …).
+    gravity : default gravity (world frame), used when an algorithm gets ``gravity=None``.
+    frames : extra named frames fixed to bodies (:class:`Frame`), e.g. an end-effector.
+    name : the robot's name.
+
+    Attributes: ``n``, ``parent``, ``joints``, ``joint_names``, ``body_names``, ``T_tree``,
+    ``inertia``, ``mass``, ``com``, ``I_com`` (per body), ``S`` (n, 6) joint screws, ``gravity``,
+    ``frames``, ``children``.
+    """
+
+    def __init__(self, parent, joints, T_tree, inertia, *, body_names=None, gravity=None,
+                 frames=(), name="robot"):
+        parent = tuple(int(p) for p in parent)
+        n = len(parent)
+        joints = tuple(joints)
+        if len(joints) != n:
+            raise ValueError(f"joints: expected {n} joints (one per body), got {len(joints)}")
+        for i, p in enumerate(parent):
+            if not BASE <= p < i:
+                raise ValueError(f"parent: parent[{i}] must satisfy -1 <= parent[i] < i, got {p}")
+        for i, j in enumerate(joints):
+            if not isinstance(j, Joint):
+                raise ValueError(f"joints: joints[{i}] must be a Joint, got {type(j).__name__}")
+        T_tree = np.asarray(T_tree, dtype=float)
+        if T_tree.shape != (n, 4, 4):
+            raise ValueError(f"T_tree: expected shape ({n}, 4, 4), got {T_tree.shape}")
+        for i in range(n):
+            se3.check_transform(T_tree[i], f"T_tree[{i}]")
+        inertia = np.asarray(inertia, dtype=float)
+        if inertia.shape != (n, 6, 6):
+            raise ValueError(f"inertia: expected shape ({n}, 6, 6), got {inertia.shape}")
+        params = [spatial.inertia_params(spatial.check_spatial_inertia(inertia[i], f"inertia[{i}]"))
+                  for i in range(n)]
+        body_names = tuple(f"body{i}" for i in range(n)) if body_names is None else tuple(body_names)
+        if len(body_names) != n:
+            raise ValueError(f"body_names: expected {n} names, got {len(body_names)}")
+        frames = tuple(frames)
+        for f in frames:
+            if not isinstance(f, Frame) or not BASE <= f.body < n:
+                raise ValueError(f"frames: expected Frame objects on bodies -1..{n - 1}, got {f!r}")
+
+        self.name = str(name)
+        self.n = n
+        self.parent = parent
+        self.joints = joints
+        self.joint_names = tuple(j.name or f"joint{i}" for i, j in enumerate(joints))
+        self.body_names = body_names
+        self.T_tree = _readonly(T_tree)
+        self.inertia = _readonly(0.5 * (inertia + inertia.transpose(0, 2, 1)))
+        self.mass = _readonly([m for m, _, _ in params])
+        self.com = _readonly(np.reshape([c for _, c, _ in params], (n, 3)))
+        self.I_com = _readonly(np.reshape([I for _, _, I in params], (n, 3, 3)))
+        self.S = _readonly(np.reshape([j.screw for j in joints], (n, 6)))
+        self.gravity = _readonly(gravity_vector(gravity, DEFAULT_GRAVITY))
+        self.frames = frames
+        self.children = tuple(tuple(j for j in range(n) if parent[j] == i) for i in range(n))
+        self._frozen = True
+
+    def __setattr__(self, key, value):
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"Model is immutable: cannot set {key!r}")
+        object.__setattr__(self, key, value)
+
+    def __repr__(self):
+        kinds = "".join("R" if j.is_revolute else "P" for j in self.joints)
+        chain = "chain" if self.is_chain else "tree"
+        return f"<Model {self.name!r}: n={self.n}, joints {kinds}, {chain}, mass {self.mass.sum():.4g} kg>"
+
+    @property
+    def is_chain(self):
+        """True when every body hangs from the previous one (a serial chain)."""
+        return all(p == i - 1 for i, p in enumerate(self.parent))
+
+    def joint_transform(self, i, q_i):
+        """``T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)``: pose of body ``i`` in its parent's frame."""
+        return self.T_tree[i] @ se3.exp(self.S[i] * q_i)
+
+    def frame(self, name):
+        """The :class:`Frame` called ``name``."""
+        for f in self.frames:
+            if f.name == name:
+                return f
+        raise ValueError(f"name: no frame called {name!r}; frames are {[f.name for f in self.frames]}")
+
+    def ancestors(self, i):
+        """Bodies on the path from the base to body ``i``, base side first, ``i`` included."""
+        path = []
+        while i != BASE:
+            path.append(i)
+            i = self.parent[i]
+        return path[::-1]
+
+    def replace(self, **changes):
+        """A new Model with some constructor arguments changed (the Model itself never changes)."""
+        args = dict(parent=self.parent, joints=self.joints, T_tree=self.T_tree, inertia=self.inertia,
+                    body_names=self.body_names, gravity=self.gravity, frames=self.frames, name=self.name)
+        args.update(changes)
+        return Model(args.pop("parent"), args.pop("joints"), args.pop("T_tree"), args.pop("inertia"),
+                     **args)
+
+    # --- input validation shared by every algorithm -----------------------------------------
+    def check_q(self, x, name="q"):
+        """``x`` as a float array of shape (n,), or ``ValueError`` naming ``name``."""
+        a = np.asarray(x, dtype=float) if not isinstance(x, np.ndarray) or x.dtype != float else x
+        if a.shape != (self.n,):
+            if a.ndim == 0 and self.n == 1:
+                return a.reshape(1)
+            raise ValueError(f"{name}: expected shape ({self.n},) for model {self.name!r}, got {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name}: contains non-finite values: {a}")
+        return a
+
+    def check_f_ext(self, f_ext, name="f_ext"):
+        """``f_ext`` as an (n, 6) array of body wrenches ``[n; f]`` (None -> None)."""
+        if f_ext is None:
+            return None
+        F = np.asarray(f_ext, dtype=float)
+        if F.shape != (self.n, 6):
+            raise ValueError(f"{name}: expected {self.n} wrenches [n; f] (shape ({self.n}, 6)), got {F.shape}")
+        if not np.all(np.isfinite(F)):
+            raise ValueError(f"{name}: contains non-finite values")
+        return F
+
+    def gravity_or_default(self, gravity):
+        """The gravity 3-vector to use: ``gravity``, or the model's default when None."""
+        return self.gravity if gravity is None else gravity_vector(gravity)

@@ -1,0 +1,86 @@
+"""Build a Model from Modern Robotics' product-of-exponentials description (Lynch & Park §8.3).
+
+Modern Robotics describes an open chain by
+
+* ``M_list`` (n+1, 4, 4): ``M_{i-1,i}``, the home pose of link frame ``i`` in link frame ``i-1``
+  (frame 0 is the space frame; the last entry places the end-effector frame in link ``n``'s frame);
+* ``G_list`` (n, 6, 6): the spatial inertia of link ``i`` in link frame ``i`` (``[ω; v]`` order —
+  Modern Robotics is angular-first like the course);
+* ``S_list`` (6, n): the screw axes ``S_i`` in the space frame at the home configuration, as columns.
+
+With ``M_i = M_{0,1} ⋯ M_{i-1,i}`` the body-frame screw is ``A_i = Ad(M_i⁻¹) S_i`` and
+``T_{i-1,i}(θ_i) = M_{i-1,i} exp([A_i] θ_i)``: exactly the Model's ``T_tree[i] · exp([S_i] q_i)``.
+The end-effector frame becomes the Model frame ``"ee"`` on the last body.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import se3
+from ..conventions import ANG, LIN, UNIT_TOL
+from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
+
+
+def joint_from_screw(A, name=""):
+    """The :class:`Joint` whose screw (in its body frame) is ``A = [ω; v]``.
+
+    ``|ω| > 0`` (pitch must be 0) gives a revolute joint about ``ω/|ω|`` through
+    ``r = ω × v / |ω|²``; ``ω = 0`` gives a prismatic joint along ``v/|v|``. A non-unit screw keeps
+    its norm as the joint's ``scale``.
+
+    >>> j = joint_from_screw([0, 0, 1, 0, -2, 0])     # z-axis through (2, 0, 0)
+    >>> j.kind, j.point.tolist()
+    ('revolute', [2.0, 0.0, 0.0])
+    """
+    A = np.asarray(A, dtype=float)
+    if A.shape != (6,) or not np.all(np.isfinite(A)):
+        raise ValueError(f"screw: expected a finite 6-vector [ω; v], got {A!r}")
+    w, v = A[ANG], A[LIN]
+    nw = np.linalg.norm(w)
+    if nw > UNIT_TOL:
+        if abs(w @ v) > UNIT_TOL * max(1.0, nw * np.linalg.norm(v)):
+            raise ValueError(f"screw: {name or 'joint'} has pitch {w @ v / nw**2:.6g}; only revolute "
+                             "(pitch 0) and prismatic joints are supported")
+        return Joint(REVOLUTE, w / nw, np.cross(w, v) / nw**2, name=name, scale=nw)
+    nv = np.linalg.norm(v)
+    if nv < UNIT_TOL:
+        raise ValueError(f"screw: {name or 'joint'} is zero")
+    return Joint(PRISMATIC, v / nv, name=name, scale=nv)
+
+
+def from_poe(M_list, G_list, S_list, *, gravity=None, name="poe_robot", joint_names=None):
+    """A serial-chain Model from Modern Robotics' ``Mlist, Glist, Slist``.
+
+    Parameters: ``M_list`` (n+1, 4, 4) relative home poses, ``G_list`` (n, 6, 6) link spatial
+    inertias in link frames, ``S_list`` (6, n) space-frame screw axes as columns. The algorithms
+    then take Modern Robotics' ``thetalist`` as ``q`` and return its ``taulist``.
+
+    >>> import numpy as np
+    >>> M = [np.eye(4)] * 2
+    >>> M[1] = np.array([[1, 0, 0, 1.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    >>> G = [np.diag([0.1, 0.1, 0.1, 1.0, 1.0, 1.0])]
+    >>> arm = from_poe(M, G, np.array([[0, 0, 1, 0, 0, 0]]).T)
+    >>> arm.n, [f.name for f in arm.frames]
+    (1, ['ee'])
+    """
+    M_list = np.asarray(M_list, dtype=float)
+    G_list = np.asarray(G_list, dtype=float)
+    S_list = np.asarray(S_list, dtype=float)
+    if S_list.ndim != 2 or S_list.shape[0] != 6:
+        raise ValueError(f"S_list: expected shape (6, n) with screw axes as columns, got {S_list.shape}")
+    n = S_list.shape[1]
+    if M_list.shape != (n + 1, 4, 4):
+        raise ValueError(f"M_list: expected shape ({n + 1}, 4, 4) (n link frames + end-effector), "
+                         f"got {M_list.shape}")
+    if G_list.shape != (n, 6, 6):
+        raise ValueError(f"G_list: expected shape ({n}, 6, 6), got {G_list.shape}")
+    for i in range(n + 1):
+        se3.check_transform(M_list[i], f"M_list[{i}]")
+    M_home = np.eye(4)
+    joints = []
+    for i in range(n):
+        M_home = M_home @ M_list[i]
+        A_i = se3.Ad(se3.inv(M_home)) @ S_list[:, i]
+        joints.append(joint_from_screw(A_i, name=joint_names[i] if joint_names else f"joint{i + 1}"))
+    return Model(list(range(-1, n - 1)), joints, M_list[:n], G_list, gravity=gravity, name=name,
+                 body_names=tuple(f"link{i + 1}" for i in range(n)), frames=(Frame("ee", n - 1, M_list[n]),))

@@ -1,0 +1,190 @@
+"""Spatial (6-D) algebra in the course's angular-first order ``[ω; v]`` / ``[n; f]``.
+
+The names follow Featherstone's *Rigid Body Dynamics Algorithms* and seed 000 §2.2; each one is a
+thin, named view of a Lie-group operation from :mod:`lessonlib.se3`, so the two vocabularies of the
+course meet here:
+
+=========================  =======================  ==========================================
+spatial (Featherstone)     Lie group (seed 001)     meaning
+=========================  =======================  ==========================================
+``cross_motion(v)``        ``ad(v)``                ``v ×`` acting on a motion vector
+``cross_force(v)``         ``ad_dual(v) = −ad(v)ᵀ`` ``v ×*`` acting on a force vector
+``plucker(R, p)``          ``Ad(T⁻¹)``              motion transform from frame A to frame B
+``plucker(R, p).T``        ``Ad(T)ᵀ``               force transform from frame B to frame A
+=========================  =======================  ==========================================
+
+Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T_A_B``).
+
+>>> import numpy as np
+>>> v = np.array([0.1, -0.2, 0.3, 1.0, 2.0, -1.0])
+>>> bool(np.allclose(cross_force(v), -cross_motion(v).T))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import se3, so3
+from .conventions import ANG, INERTIA_TOL, LIN
+
+#: ``v×`` on motion vectors (the Lie-algebra adjoint ``ad(v)``).
+cross_motion = se3.ad
+#: ``v×*`` on force vectors, ``−ad(v)ᵀ`` (the coadjoint ``ad_dual(v)``).
+cross_force = se3.ad_dual
+
+
+def plucker(R, p):
+    """Plücker motion transform ``X_B_A`` from frame A coordinates to frame B coordinates.
+
+    Convention: ``R, p`` give frame B in frame A (``T_A_B = [[R, p], [0, 1]]``), and
+    ``X_B_A = Ad(T_A_B⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]``. A force (wrench) goes the other way with
+    the transpose: ``f_A = X_B_Aᵀ f_B`` (seed 003: why the force pass uses the transpose).
+
+    >>> import numpy as np
+    >>> R, p = so3.rot_z(0.3), np.array([1.0, 2.0, 3.0])
+    >>> bool(np.allclose(plucker(R, p), se3.Ad(se3.inv(se3.from_Rp(R, p)))))
+    True
+    """
+    R = np.asarray(R, dtype=float)
+    p = np.asarray(p, dtype=float)
+    so3.check_rotation(R, "R")
+    if p.shape != (3,):
+        raise ValueError(f"p: expected a 3-vector, got shape {p.shape}")
+    X = np.zeros((6, 6))
+    X[ANG, ANG] = R.T
+    X[LIN, LIN] = R.T
+    X[LIN, ANG] = -R.T @ so3.hat(p)
+    return X
+
+
+def plucker_to_Rp(X):
+    """Inverse of :func:`plucker`: recover ``(R, p)`` of frame B in frame A from ``X_B_A``.
+
+    >>> import numpy as np
+    >>> R, p = plucker_to_Rp(plucker(so3.rot_x(0.5), np.array([0.1, 0.2, 0.3])))
+    >>> bool(np.allclose(p, [0.1, 0.2, 0.3])) and bool(np.allclose(R, so3.rot_x(0.5)))
+    True
+    """
+    X = np.asarray(X, dtype=float)
+    if X.shape != (6, 6):
+        raise ValueError(f"X: expected a 6x6 Plücker transform, got shape {X.shape}")
+    R = X[ANG, ANG].T
+    so3.check_rotation(R, "X (its rotation block)")
+    p_hat = -R @ X[LIN, ANG]                      # X[LIN, ANG] = −Rᵀ[p]
+    return R, so3.vee(0.5 * (p_hat - p_hat.T))
+
+
+def inertia(m, c, I_c):
+    """Spatial inertia about the body-frame origin from mass, centre of mass and COM inertia.
+
+    Convention (angular-first, seed 001 / Featherstone eq. 2.63):
+    ``I_O = [[I_c + m [c][c]ᵀ, m [c]], [m [c]ᵀ, m 1]]`` so that the momentum is ``h = I_O v``
+    for a twist ``v = [ω; v_O]`` of the body origin, and the kinetic energy is ``½ vᵀ I_O v``.
+
+    Parameters: ``m`` mass (kg, > 0); ``c`` COM in the body frame (3,); ``I_c`` rotational
+    inertia about the COM in body axes (3, 3), symmetric, positive semi-definite and satisfying
+    the triangle inequalities.
+
+    >>> import numpy as np
+    >>> G = inertia(2.0, [0.0, 0.0, 0.5], np.diag([0.1, 0.1, 0.02]))
+    >>> float(G[0, 0])            # parallel axis: 0.1 + 2·0.5²
+    0.6
+    """
+    m = float(m)
+    c = np.asarray(c, dtype=float)
+    I_c = np.asarray(I_c, dtype=float)
+    check_inertia_params(m, c, I_c)
+    C = so3.hat(c)
+    G = np.zeros((6, 6))
+    G[ANG, ANG] = I_c + m * C @ C.T
+    G[ANG, LIN] = m * C
+    G[LIN, ANG] = m * C.T
+    G[LIN, LIN] = m * np.eye(3)
+    return G
+
+
+def inertia_params(G):
+    """Inverse of :func:`inertia`: ``(m, c, I_c)`` from a spatial inertia about the origin.
+
+    >>> import numpy as np
+    >>> m, c, I_c = inertia_params(inertia(3.0, [0.1, 0.2, 0.3], np.diag([1.0, 2.0, 2.5])))
+    >>> round(m, 12), bool(np.allclose(c, [0.1, 0.2, 0.3])), bool(np.allclose(I_c, np.diag([1, 2, 2.5])))
+    (3.0, True, True)
+    """
+    G = np.asarray(G, dtype=float)
+    if G.shape != (6, 6):
+        raise ValueError(f"G: expected a 6x6 spatial inertia, got shape {G.shape}")
+    if not np.all(np.isfinite(G)):
+        raise ValueError("G: contains non-finite values")
+    m = G[3, 3]
+    if not m > 0:
+        raise ValueError(f"G: mass (G[3,3]) must be > 0, got {m}")
+    mC = G[ANG, LIN]
+    c = so3.vee(0.5 * (mC - mC.T)) / m
+    C = so3.hat(c)
+    I_c = G[ANG, ANG] - m * C @ C.T
+    return m, c, 0.5 * (I_c + I_c.T)
+
+
+def transform_inertia(X, G):
+    """Express a spatial inertia in another frame: ``G_B = X_A_Bᵀ G_A X_A_B``.
+
+    Convention: ``X_A_B`` is the motion transform from B to A coordinates (so the kinetic energy
+    ``½ v_Bᵀ G_B v_B = ½ v_Aᵀ G_A v_A`` is invariant). With ``T_A_B`` the pose of B in A,
+    ``X_A_B = Ad(T_A_B)``.
+
+    >>> import numpy as np
+    >>> G = inertia(1.0, [0, 0, 0], np.eye(3) * 0.1)
+    >>> T = se3.from_Rp(np.eye(3), np.array([0.0, 0.0, -1.0]))   # body B sits 1 m below A
+    >>> float(transform_inertia(se3.Ad(T), G)[0, 0])              # parallel axis about B's origin
+    0.1
+    """
+    X = np.asarray(X, dtype=float)
+    G = np.asarray(G, dtype=float)
+    if X.shape != (6, 6):
+        raise ValueError(f"X: expected a 6x6 motion transform, got shape {X.shape}")
+    if G.shape != (6, 6):
+        raise ValueError(f"G: expected a 6x6 spatial inertia, got shape {G.shape}")
+    return X.T @ G @ X
+
+
+def check_inertia_params(m, c, I_c, name="inertia"):
+    """Raise ``ValueError`` unless ``(m, c, I_c)`` is a physically consistent rigid body.
+
+    Mass > 0; ``I_c`` finite, symmetric, positive semi-definite and satisfying the triangle
+    inequalities of its principal moments (``I1 + I2 ≥ I3`` …). A thin rod (one zero moment) is
+    valid.
+    """
+    if not (np.isfinite(m) and m > 0):
+        raise ValueError(f"{name}: mass must be a finite number > 0, got {m}")
+    if c.shape != (3,) or not np.all(np.isfinite(c)):
+        raise ValueError(f"{name}: centre of mass must be a finite 3-vector, got {c!r}")
+    if I_c.shape != (3, 3) or not np.all(np.isfinite(I_c)):
+        raise ValueError(f"{name}: rotational inertia must be a finite 3x3 matrix, got shape {I_c.shape}")
+    scale = max(1.0, float(np.abs(I_c).max()))
+    if np.abs(I_c - I_c.T).max() > INERTIA_TOL * scale:
+        raise ValueError(f"{name}: rotational inertia must be symmetric, got\n{I_c}")
+    moments = np.linalg.eigvalsh(0.5 * (I_c + I_c.T))
+    if moments[0] < -INERTIA_TOL * scale:
+        raise ValueError(f"{name}: rotational inertia must be positive semi-definite, "
+                         f"principal moments {moments}")
+    if moments[0] + moments[1] < moments[2] - INERTIA_TOL * scale:
+        raise ValueError(f"{name}: principal moments {moments} violate the triangle inequality "
+                         "I1 + I2 >= I3")
+
+
+def check_spatial_inertia(G, name="inertia"):
+    """Raise ``ValueError`` unless ``G`` is the 6×6 spatial inertia of a physical rigid body."""
+    G = np.asarray(G, dtype=float)
+    if G.shape != (6, 6):
+        raise ValueError(f"{name}: expected a 6x6 spatial inertia, got shape {G.shape}")
+    if not np.all(np.isfinite(G)):
+        raise ValueError(f"{name}: contains non-finite values")
+    scale = max(1.0, float(np.abs(G).max()))
+    if np.abs(G - G.T).max() > INERTIA_TOL * scale:
+        raise ValueError(f"{name}: a spatial inertia must be symmetric")
+    m, c, I_c = inertia_params(G)
+    if np.abs(G[LIN, LIN] - m * np.eye(3)).max() > INERTIA_TOL * scale:
+        raise ValueError(f"{name}: the linear block must be m·1, got\n{G[LIN, LIN]}")
+    check_inertia_params(m, c, I_c, name)
+    return G

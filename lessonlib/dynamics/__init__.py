@@ -1,0 +1,14 @@
+"""The dynamics algorithms of the course, one short module each.
+
+Every function takes the one :class:`~lessonlib.model.Model`; those whose result involves gravity
+take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=None``.
+"""
+from .aba import aba
+from .crba import crba
+from .rnea import RNEATrace, rnea, rnea_trace
+from .terms import (bias_forces, coriolis_matrix, forward_dynamics, gravity_torques, jacobian_transpose_force,
+                    mass_matrix, mass_matrix_via_rnea, velocity_torques)
+
+__all__ = ["rnea", "rnea_trace", "RNEATrace", "crba", "aba", "mass_matrix", "mass_matrix_via_rnea",
+           "bias_forces", "gravity_torques", "velocity_torques", "coriolis_matrix", "forward_dynamics",
+           "jacobian_transpose_force"]

@@ -51,29 +51,36 @@ AGREE_RTOL = 1e-8
 GRADE_ATOL = 1e-6
 
 
-def swap_order(x):
+def swap_order(x, *, columns=False):
     """Swap a spatial quantity between angular-first ``[ω; v]`` and linear-first ``[v; ω]``.
 
-    Works on a 6-vector, a 6×6 matrix (both rows and columns are permuted: ``P x Pᵀ``), a 6×n
-    matrix whose columns are spatial vectors, or a stack ``(..., 6)`` when the last axis is not a
-    matrix column axis. The permutation is its own inverse, so the same call converts back.
+    * a 6-vector, or a stack ``(..., 6)`` of them: the last axis is permuted;
+    * a 6×6 operator (inertia, Ad, ad): rows and columns are permuted, ``P A Pᵀ``;
+    * a 6×k matrix whose **columns** are spatial vectors (a Jacobian): rows only. A 6×6 Jacobian
+      (six joints) looks like an operator, so say ``columns=True`` for every Jacobian.
+
+    The permutation is its own inverse, so the same call converts back.
 
     >>> import numpy as np
     >>> I = np.diag([1., 2., 3., 4., 5., 6.])
     >>> np.diag(swap_order(I))
     array([4., 5., 6., 1., 2., 3.])
+    >>> swap_order(np.eye(6), columns=True)[0]         # row 0 of a 6-joint Jacobian comes from row 3
+    array([0., 0., 0., 1., 0., 0.])
     """
     x = np.asarray(x)
     perm = np.r_[3:6, 0:3]
-    if x.shape == (6,):
-        return x[perm]
+    if columns:
+        if x.ndim != 2 or x.shape[0] != 6:
+            raise ValueError(f"x: expected a 6xk matrix of column vectors, got shape {x.shape}")
+        return x[perm, :]
     if x.shape == (6, 6):
         return x[np.ix_(perm, perm)]
-    if x.ndim == 2 and x.shape[0] == 6:
+    if x.ndim == 2 and x.shape[0] == 6 and x.shape[1] != 6:
         return x[perm, :]
     if x.ndim >= 1 and x.shape[-1] == 6:
         return x[..., perm]
-    raise ValueError(f"x: expected a 6-vector, a 6x6 matrix or a 6xn matrix, got shape {x.shape}")
+    raise ValueError(f"x: expected a 6-vector, a 6x6 matrix or a 6xk matrix, got shape {x.shape}")
 
 
 def gravity_vector(gravity, default=DEFAULT_GRAVITY):

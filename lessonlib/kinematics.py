@@ -59,7 +59,11 @@ def frame_pose(model, q, name):
 
 
 def resolve_body(model, body):
-    """Body index (negative counts from the end, Python style) or a frame name -> (index, T_body_point)."""
+    """``(index, T_body_point)`` for a body index or a frame name.
+
+    A negative index counts from the end, Python style (``-1`` is the last body — not the base:
+    name a base frame to mean the base). A frame on the base gives ``(BASE, T_0_frame)``.
+    """
     if isinstance(body, str):
         f = model.frame(body)
         return f.body, f.T
@@ -85,9 +89,11 @@ def jacobian(model, q, body=-1, frame="space"):
     if frame not in FRAMES:
         raise ValueError(f"frame: expected one of {FRAMES}, got {frame!r}")
     b, T_b_point = resolve_body(model, body)
+    J = np.zeros((6, model.n))
+    if b == BASE:                                         # a frame fixed to the base never moves
+        return J
     T = fk(model, q)
     T_0_b = T[b] @ T_b_point
-    J = np.zeros((6, model.n))
     for j in model.ancestors(b):
         J[:, j] = se3.Ad(T[j]) @ model.S[j]              # space-frame column Ad(T_0_j) S_j
     if frame == "space":

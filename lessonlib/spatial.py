@@ -116,7 +116,7 @@ def inertia_params(G):
         raise ValueError(f"G: expected a 6x6 spatial inertia, got shape {G.shape}")
     if not np.all(np.isfinite(G)):
         raise ValueError("G: contains non-finite values")
-    m = G[3, 3]
+    m = float(G[3, 3])
     if not m > 0:
         raise ValueError(f"G: mass (G[3,3]) must be > 0, got {m}")
     mC = G[ANG, LIN]
@@ -136,8 +136,8 @@ def transform_inertia(X, G):
     >>> import numpy as np
     >>> G = inertia(1.0, [0, 0, 0], np.eye(3) * 0.1)
     >>> T = se3.from_Rp(np.eye(3), np.array([0.0, 0.0, -1.0]))   # body B sits 1 m below A
-    >>> float(transform_inertia(se3.Ad(T), G)[0, 0])              # parallel axis about B's origin
-    0.1
+    >>> float(transform_inertia(se3.Ad(T), G)[0, 0])              # parallel axis: 0.1 + 1·1²
+    1.1
     """
     X = np.asarray(X, dtype=float)
     G = np.asarray(G, dtype=float)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import se3
+from ..conventions import BASE
 from ..kinematics import fk, resolve_body
 from .aba import aba
 from .crba import crba
@@ -90,6 +91,8 @@ def jacobian_transpose_force(model, q, F, *, body=-1, frame="body"):
     if frame not in ("body", "space"):
         raise ValueError(f"frame: expected 'body' or 'space', got {frame!r}")
     b, T_b_point = resolve_body(model, body)
+    if b == BASE:                                         # a wrench on the base moves no joint
+        return np.zeros(model.n)
     T_0_b = fk(model, q)[b]
     if frame == "space":                                  # wrench at world origin -> body frame
         F_body = se3.Ad(T_0_b).T @ F

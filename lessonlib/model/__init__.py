@@ -2,12 +2,7 @@
 from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
 from .dh import dh_transform, from_dh
 from .poe import from_poe, joint_from_screw
+from .urdf import from_urdf
 
 __all__ = ["Model", "Joint", "Frame", "REVOLUTE", "PRISMATIC", "from_dh", "dh_transform", "from_poe",
            "joint_from_screw", "from_urdf"]
-
-
-def from_urdf(path_or_xml, **kwargs):
-    """A Model from a URDF file path or XML string (see :mod:`lessonlib.model.urdf`)."""
-    from .urdf import from_urdf as _from_urdf
-    return _from_urdf(path_or_xml, **kwargs)

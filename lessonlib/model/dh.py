@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import se3, so3, spatial
-from .core import PRISMATIC, REVOLUTE, Joint, Model
+from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
 
 _Z_AXIS = np.array([0.0, 0.0, 1.0])
 
@@ -121,5 +121,3 @@ def _joint_kind(k, i):
         return PRISMATIC
     raise ValueError(f"joint_types: entry {i} must be 'revolute'/'R' or 'prismatic'/'P', got {k!r}")
 
-
-from .core import Frame  # noqa: E402  (kept next to its single use above for reading order)

@@ -103,7 +103,7 @@ def inertia(m, c, I_c):
     return G
 
 
-def inertia_params(G):
+def inertia_params(G, name="G"):
     """Inverse of :func:`inertia`: ``(m, c, I_c)`` from a spatial inertia about the origin.
 
     >>> import numpy as np
@@ -113,12 +113,12 @@ def inertia_params(G):
     """
     G = np.asarray(G, dtype=float)
     if G.shape != (6, 6):
-        raise ValueError(f"G: expected a 6x6 spatial inertia, got shape {G.shape}")
+        raise ValueError(f"{name}: expected a 6x6 spatial inertia, got shape {G.shape}")
     if not np.all(np.isfinite(G)):
-        raise ValueError("G: contains non-finite values")
+        raise ValueError(f"{name}: contains non-finite values")
     m = float(G[3, 3])
     if not m > 0:
-        raise ValueError(f"G: mass (G[3,3]) must be > 0, got {m}")
+        raise ValueError(f"{name}: mass (G[3,3]) must be > 0, got {m}")
     mC = G[ANG, LIN]
     c = so3.vee(0.5 * (mC - mC.T)) / m
     C = so3.hat(c)
@@ -183,7 +183,7 @@ def check_spatial_inertia(G, name="inertia"):
     scale = max(1.0, float(np.abs(G).max()))
     if np.abs(G - G.T).max() > INERTIA_TOL * scale:
         raise ValueError(f"{name}: a spatial inertia must be symmetric")
-    m, c, I_c = inertia_params(G)
+    m, c, I_c = inertia_params(G, name)
     if np.abs(G[LIN, LIN] - m * np.eye(3)).max() > INERTIA_TOL * scale:
         raise ValueError(f"{name}: the linear block must be m·1, got\n{G[LIN, LIN]}")
     check_inertia_params(m, c, I_c, name)

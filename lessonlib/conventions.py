@@ -89,7 +89,10 @@ def gravity_vector(gravity, default=DEFAULT_GRAVITY):
     >>> gravity_vector(None)
     array([ 0.  ,  0.  , -9.81])
     """
-    g = np.asarray(default if gravity is None else gravity, dtype=float)
+    try:
+        g = np.asarray(default if gravity is None else gravity, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"gravity: expected a finite 3-vector (world frame, m/s^2), got {gravity!r}") from None
     if g.shape != (3,) or not np.all(np.isfinite(g)):
         raise ValueError(f"gravity: expected a finite 3-vector (world frame, m/s^2), got {gravity!r}")
     return g

@@ -5,10 +5,14 @@ take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=
 """
 from .aba import aba
 from .crba import crba
+from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
 from .rnea import RNEATrace, rnea, rnea_trace
+from .rnea_classic import rnea_classic
+from .rnea_poe import PoETrace, rnea_poe, rnea_poe_trace
 from .terms import (bias_forces, coriolis_matrix, forward_dynamics, gravity_torques, jacobian_transpose_force,
                     mass_matrix, mass_matrix_via_rnea, velocity_torques)
 
-__all__ = ["rnea", "rnea_trace", "RNEATrace", "crba", "aba", "mass_matrix", "mass_matrix_via_rnea",
+__all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_poe_trace", "PoETrace", "denoc",
+           "denoc_matrices", "DeNOCMatrices", "generalized_inertia", "convective_inertia", "crba", "aba", "mass_matrix", "mass_matrix_via_rnea",
            "bias_forces", "gravity_torques", "velocity_torques", "coriolis_matrix", "forward_dynamics",
            "jacobian_transpose_force"]

@@ -35,6 +35,16 @@ PRISMATIC = "prismatic"
 JOINT_KINDS = (REVOLUTE, PRISMATIC)
 
 
+def _as_float_array(x, name):
+    """``np.asarray(x, float)``, re-raising conversion errors with the argument's name."""
+    if isinstance(x, np.ndarray) and x.dtype == float:
+        return x
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected numbers, got {x!r} ({exc})") from None
+
+
 def _readonly(a):
     a = np.array(a, dtype=float)
     a.setflags(write=False)
@@ -233,10 +243,10 @@ class Model:
     # --- input validation shared by every algorithm -----------------------------------------
     def check_q(self, x, name="q"):
         """``x`` as a float array of shape (n,), or ``ValueError`` naming ``name``."""
-        a = np.asarray(x, dtype=float) if not isinstance(x, np.ndarray) or x.dtype != float else x
+        a = _as_float_array(x, name)
+        if a.ndim == 0 and self.n == 1:
+            a = a.reshape(1)
         if a.shape != (self.n,):
-            if a.ndim == 0 and self.n == 1:
-                return a.reshape(1)
             raise ValueError(f"{name}: expected shape ({self.n},) for model {self.name!r}, got {a.shape}")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name}: contains non-finite values: {a}")
@@ -246,7 +256,7 @@ class Model:
         """``f_ext`` as an (n, 6) array of body wrenches ``[n; f]`` (None -> None)."""
         if f_ext is None:
             return None
-        F = np.asarray(f_ext, dtype=float)
+        F = _as_float_array(f_ext, name)
         if F.shape != (self.n, 6):
             raise ValueError(f"{name}: expected {self.n} wrenches [n; f] (shape ({self.n}, 6)), got {F.shape}")
         if not np.all(np.isfinite(F)):

@@ -24,11 +24,14 @@ install-test: venv
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)
 
+# Unit, property, agreement and grader tests, doctests, and nbval over every course and solution notebook.
+# LESSONLIB_TESTING=1 shortens long simulations in the notebooks and selects the static plot fallback.
+NBVAL = --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 test: install-test
-	$(PY) -m pytest -q -n 2 --dist loadfile $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) tests lessonlib course solutions $(PYTEST_ARGS)
 
 test-fast: install-test
-	$(PY) -m pytest -q -x -m "not slow and not browser" $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -x -m "not browser" tests lessonlib $(PYTEST_ARGS)
 
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"

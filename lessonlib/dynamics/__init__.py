@@ -5,6 +5,7 @@ take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=
 """
 from .aba import aba
 from .crba import crba
+from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
 from .rnea import RNEATrace, rnea, rnea_trace
 from .rnea_classic import rnea_classic
@@ -13,6 +14,7 @@ from .terms import (bias_forces, coriolis_matrix, forward_dynamics, gravity_torq
                     mass_matrix, mass_matrix_via_rnea, velocity_torques)
 
 __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_poe_trace", "PoETrace", "denoc",
-           "denoc_matrices", "DeNOCMatrices", "generalized_inertia", "convective_inertia", "crba", "aba", "mass_matrix", "mass_matrix_via_rnea",
+           "denoc_matrices", "DeNOCMatrices", "generalized_inertia", "convective_inertia", "lagrange_symbolic",
+           "lagrange_numeric", "lagrange_terms", "LagrangeEquations", "crba", "aba", "mass_matrix", "mass_matrix_via_rnea",
            "bias_forces", "gravity_torques", "velocity_torques", "coriolis_matrix", "forward_dynamics",
            "jacobian_transpose_force"]

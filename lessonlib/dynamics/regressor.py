@@ -1,0 +1,393 @@
+"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` (seed 004 §4.3–4.4).
+
+Standard parameters. Body ``i`` has ten, in the order :data:`PARAMETER_NAMES`::
+
+    θ_i = [m, m c_x, m c_y, m c_z, I_xx, I_xy, I_xz, I_yy, I_yz, I_zz]
+
+``c`` is the mass centre in body frame ``i``; ``I_..`` are the entries of the rotational inertia
+matrix **about the body-frame origin** (not the COM), in body axes: ``I_O = I_c + m([c]ᵀ[c])``,
+so ``I_xy = −∫ x y dm``. The spatial inertia is linear in them, ``I_i = Σ_k θ_ik E_k``
+(:data:`INERTIA_BASIS`), and ``θ = [θ_0; …; θ_{n−1}]`` has ``10 n`` entries.
+
+Regressor (computed by: the spatial RNEA of seed 000 §2.2 with every wrench replaced by the 6×10n
+matrix that maps ``θ`` to it). Each body's wrench is linear in its own parameters,
+
+    f_i = I_i a_i + v_i ×* I_i v_i = A(v_i, a_i) θ_i,   A[:, k] = E_k a_i + ad*(v_i) E_k v_i,
+
+and the inward pass ``f_p += X_i_pᵀ f_i``, ``τ_i = S_iᵀ f_i`` is linear too, so it carries the
+matrices instead of the vectors: two loops, exactly the shape of :func:`~lessonlib.dynamics.rnea`.
+
+Base parameters. Some columns of ``Y`` are zero or combinations of others for every motion
+(a link's parameters that never move, a mass that only appears as ``m l`` …). Regressors stacked
+over random states reveal them numerically (Gautier's method): the rank ``r`` from the singular
+values, ``r`` independent columns by QR (Gram–Schmidt) in a fixed column order. The base
+parameters ``θ_b = K θ`` are the only combinations that the torques can reveal, and
+``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification (seed 004 §4.4: exciting
+Fourier trajectory, least squares, R² on the torques) estimates ``θ_b``.
+
+>>> import numpy as np
+>>> from lessonlib import samples
+>>> from lessonlib.dynamics import rnea
+>>> arm = samples.planar_2link()
+>>> q, qd, qdd = np.array([0.3, -0.2]), np.array([1.0, 0.5]), np.array([-2.0, 3.0])
+>>> bool(np.allclose(regressor(arm, q, qd, qdd) @ inertial_parameters(arm), rnea(arm, q, qd, qdd)))
+True
+>>> base_parameters(arm).rank           # planar 2R, gravity in the plane: 3 per link
+6
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import so3, spatial
+from ..conventions import ANG, BASE, LIN
+from ..kinematics import joint_transforms
+from ..se3 import ad, ad_dual
+from ._inputs import base_acceleration, state
+
+#: Order of a body's ten standard inertial parameters (inertia about the body-frame origin).
+PARAMETER_NAMES = ("m", "mc_x", "mc_y", "mc_z", "I_xx", "I_xy", "I_xz", "I_yy", "I_yz", "I_zz")
+#: (row, column) of the rotational-inertia entries I_xx, I_xy, I_xz, I_yy, I_yz, I_zz.
+_INERTIA_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+
+
+def _inertia_basis():
+    """``E`` (10, 6, 6): ``I(θ) = Σ_k θ_k E_k`` for one body, in the order of PARAMETER_NAMES."""
+    E = np.zeros((10, 6, 6))
+    E[0][LIN, LIN] = np.eye(3)                                    # m
+    for k in range(3):                                            # m c: [[0, m[c]], [m[c]ᵀ, 0]]
+        E[1 + k][ANG, LIN] = so3.hat(np.eye(3)[k])
+        E[1 + k][LIN, ANG] = so3.hat(np.eye(3)[k]).T
+    for k, (r, c) in enumerate(_INERTIA_ENTRIES):                 # I_O, symmetric
+        E[4 + k][r, c] = E[4 + k][c, r] = 1.0
+    E.setflags(write=False)
+    return E
+
+
+#: Basis of the spatial inertia: ``I_i = Σ_k θ_ik INERTIA_BASIS[k]``.
+INERTIA_BASIS = _inertia_basis()
+
+
+def body_parameters(G):
+    """The ten standard parameters of one spatial inertia ``G`` (about the body origin)."""
+    m, mc, I_O = G[3, 3], so3.vee(0.5 * (G[ANG, LIN] - G[ANG, LIN].T)), G[ANG, ANG]
+    return np.concatenate([[m], mc, [I_O[r, c] for r, c in _INERTIA_ENTRIES]])
+
+
+def inertial_parameters(model):
+    """Standard parameter vector ``θ`` (10 n,) of a model, body after body (order: :data:`PARAMETER_NAMES`).
+
+    >>> from lessonlib import samples
+    >>> inertial_parameters(samples.pendulum()).round(6)     # 1 kg rod, COM (0, −0.5, 0), I_zz about the pivot 1/3
+    array([ 1.      ,  0.      , -0.5     ,  0.      ,  0.333333,  0.      ,
+            0.      ,  0.      ,  0.      ,  0.333333])
+    """
+    return np.concatenate([body_parameters(G) for G in model.inertia])
+
+
+def parameter_labels(model):
+    """Names of the entries of ``θ``: ``"m[0]"``, ``"mc_x[0]"``, …, ``"I_zz[n−1]"``."""
+    return tuple(f"{name}[{i}]" for i in range(model.n) for name in PARAMETER_NAMES)
+
+
+def model_with_parameters(model, theta):
+    """A new Model with the inertias given by ``θ`` (10 n,): the inverse of :func:`inertial_parameters`.
+
+    Raises ``ValueError`` naming the body when its parameters are not a physical rigid body
+    (mass ≤ 0, or a COM inertia that is not positive semi-definite or violates the triangle
+    inequalities) — an identified ``θ`` need not be.
+    """
+    theta = np.asarray(theta, dtype=float)
+    if theta.shape != (10 * model.n,) or not np.all(np.isfinite(theta)):
+        raise ValueError(f"theta: expected {10 * model.n} finite standard parameters, got shape {theta.shape}")
+    G = np.einsum("bk,kij->bij", theta.reshape(model.n, 10), INERTIA_BASIS)
+    for i in range(model.n):
+        try:
+            spatial.check_spatial_inertia(G[i], f"theta (body {i}, {model.body_names[i]!r})")
+        except ValueError as err:
+            values = ", ".join(f"{k}={v:.6g}" for k, v in zip(PARAMETER_NAMES, theta[10 * i:10 * i + 10]))
+            raise ValueError(f"{err}; its parameters: {values}") from None
+    return model.replace(inertia=G)
+
+
+def body_regressor(v, a):
+    """``A(v, a)`` (6, 10): the body wrench ``I a + v ×* I v = A θ_body`` for a twist ``v``, acceleration ``a``.
+
+    Column ``k`` is ``E_k a + ad*(v) E_k v`` (:data:`INERTIA_BASIS`).
+    """
+    return (INERTIA_BASIS @ a).T + ad_dual(v) @ (INERTIA_BASIS @ v).T
+
+
+def regressor(model, q, qd, qdd, *, gravity=None):
+    """The regressor ``Y(q, q̇, q̈)`` (n, 10 n) with ``τ = Y θ`` exactly (``θ``: :func:`inertial_parameters`).
+
+    Computed by: the RNEA recursion (seed 000 §2.2) carrying 6×10n matrices instead of wrenches;
+    gravity enters as ``a_0 = [0; −g]`` (``gravity`` None: the model's default). Cost O(n²).
+    """
+    q, qd, qdd = state(model, q, qd, qdd)
+    S, parent, n = model.S, model.parent, model.n
+    X = joint_transforms(model, q)
+    a_0 = base_acceleration(model, gravity)
+    v, a = np.zeros((n, 6)), np.zeros((n, 6))
+    F = np.zeros((n, 6, 10 * n))                    # F[i] θ = wrench transmitted by joint i
+    for i in range(n):                               # outward: motion, and each body's own wrench
+        p = parent[i]
+        v_p, a_p = (np.zeros(6), a_0) if p == BASE else (v[p], a[p])
+        v[i] = X[i] @ v_p + S[i] * qd[i]
+        a[i] = X[i] @ a_p + S[i] * qdd[i] + ad(v[i]) @ S[i] * qd[i]
+        F[i][:, 10 * i:10 * i + 10] = body_regressor(v[i], a[i])
+    Y = np.zeros((n, 10 * n))
+    for i in reversed(range(n)):                     # inward: forces
+        Y[i] = S[i] @ F[i]
+        if parent[i] != BASE:
+            F[parent[i]] += X[i].T @ F[i]
+    return Y
+
+
+# --- base parameters ---------------------------------------------------------------------------
+
+#: Order in which :func:`base_parameters` tries the columns: body by body from the base, and within a
+#: body the rotational inertia first, then ``m c``, then ``m`` (indices into PARAMETER_NAMES).
+COLUMN_PRIORITY = (4, 5, 6, 7, 8, 9, 1, 2, 3, 0)
+
+
+def _independent_columns(W, order, threshold):
+    """Greedy column selection: walk ``order``, keep a column of ``W`` when its part orthogonal to the
+    columns kept so far is longer than ``threshold`` (Gram–Schmidt, applied twice)."""
+    basis, kept = np.zeros((W.shape[0], 0)), []
+    for j in order:
+        r = W[:, j] - basis @ (basis.T @ W[:, j])
+        r -= basis @ (basis.T @ r)                                 # re-orthogonalise: "twice is enough"
+        if np.linalg.norm(r) > threshold:
+            kept.append(j)
+            basis = np.column_stack([basis, r / np.linalg.norm(r)])
+    return np.array(kept, dtype=int)
+
+
+def random_states(model, n_samples, *, seed=0):
+    """``n_samples`` random ``(q, q̇, q̈)`` (each (n_samples, n)): ``q`` uniform in [−π, π], the rest normal."""
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-np.pi, np.pi, (n_samples, model.n)), rng.normal(size=(n_samples, model.n)),
+            rng.normal(size=(n_samples, model.n)))
+
+
+def stacked_regressor(model, Q, QD, QDD, *, gravity=None):
+    """Regressors of many samples stacked row-wise, (N·n, 10 n), matching ``TAU.ravel()`` of (N, n) torques."""
+    return np.vstack([regressor(model, q, qd, qdd, gravity=gravity) for q, qd, qdd in zip(Q, QD, QDD)])
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    """A base (minimal) parameter set of a model: ``θ_b = K θ`` and ``τ = Y_b θ_b``.
+
+    ``independent`` (r,) indices of the columns of ``Y`` kept (ascending); ``dependent`` the
+    others; ``K`` (r, 10 n) the combination matrix (``K[:, independent] = 1``); ``rank`` r;
+    ``model``, ``gravity`` those the set was computed for (the base set depends on gravity).
+    """
+
+    model: object
+    gravity: np.ndarray
+    independent: np.ndarray
+    dependent: np.ndarray
+    K: np.ndarray
+    rank: int
+
+    def __post_init__(self):
+        for name in ("gravity", "independent", "dependent", "K"):
+            getattr(self, name).setflags(write=False)
+
+    def reduce(self, theta):
+        """Base parameters ``θ_b = K θ`` of a standard parameter vector ``θ`` (10 n,)."""
+        return self.K @ np.asarray(theta, dtype=float)
+
+    def regressor_base(self, q, qd, qdd):
+        """``Y_b(q, q̇, q̈)`` (n, r): the independent columns of :func:`regressor`; ``τ = Y_b θ_b``."""
+        return regressor(self.model, q, qd, qdd, gravity=self.gravity)[:, self.independent]
+
+    def labels(self, *, tol=1e-9):
+        """Each base parameter as a readable combination, e.g. ``"I_zz[0] + 1·m[1]"``.
+
+        Coefficients smaller than ``tol`` times the largest in their row are left out.
+        """
+        names = parameter_labels(self.model)
+        out = []
+        for row, k in zip(self.K, self.independent):
+            terms = [names[k]]
+            big = np.abs(row).max()
+            for j in self.dependent:
+                if abs(row[j]) > tol * big:
+                    terms.append(f"{'−' if row[j] < 0 else '+'} {abs(row[j]):.6g}·{names[j]}")
+            out.append(" ".join(terms))
+        return out
+
+
+def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
+    """The base parameter set of ``model``, from regressors stacked over random states.
+
+    ``n_samples`` random states (:func:`random_states`, ``seed``) give ``W`` (n_samples·n, 10 n),
+    compressed to its triangular factor ``R`` (``W = Q R``: same column dependencies). The rank
+    ``r`` is the number of singular values above ``tol`` times the largest, ``σ₁``. The independent
+    columns are picked greedily in the order :data:`COLUMN_PRIORITY` (a column is kept when its part
+    orthogonal to those kept before it is longer than ``tol·σ₁``) and ``β`` solves
+    ``W_dep = W_ind β``, so that ``K[:, independent] = 1``, ``K[:, dependent] = β``.
+
+    Gautier's numerical method pivots the QR on column norms instead; a fixed order gives the same
+    ``r`` and reproduces the classical regrouping rules (Khalil & Kleinfinger): a child's
+    parameters are folded into its parent's, e.g. for a planar 2R arm ``ZZ1R = I_zz[0] + l₁² m[1]``
+    and ``MX1R = mc_x[0] + l₁ m[1]``. Returns a :class:`BaseParameters`.
+
+    >>> from lessonlib import samples
+    >>> base_parameters(samples.pendulum()).labels()     # the rod: m c_x, m c_y and I_zz about the pivot
+    ['mc_x[0]', 'mc_y[0]', 'I_zz[0]']
+    >>> base_parameters(samples.seed004_2link()).labels()[:3]        # l₁ = 0.5 m
+    ['mc_x[0] + 0.5·m[1]', 'mc_y[0]', 'I_zz[0] + 0.25·m[1]']
+    """
+    if int(n_samples) < 10:
+        raise ValueError(f"n_samples: expected at least 10 random states, got {n_samples!r}")
+    if not (np.isfinite(tol) and 0 < tol < 1):
+        raise ValueError(f"tol: expected a relative tolerance in (0, 1), got {tol!r}")
+    g = model.gravity_or_default(gravity)
+    W = np.linalg.qr(stacked_regressor(model, *random_states(model, int(n_samples), seed=seed), gravity=g),
+                     mode="r")
+    sigma = np.linalg.svd(W, compute_uv=False)
+    r = int(np.sum(sigma > tol * sigma[0]))
+    order = [10 * i + k for i in range(model.n) for k in COLUMN_PRIORITY]
+    independent = _independent_columns(W, order, tol * sigma[0])
+    if len(independent) != r:
+        raise ValueError(f"tol: the column selection found {len(independent)} independent columns but the "
+                         f"singular values give rank {r}; try more n_samples or another tol (got {tol})")
+    independent = np.sort(independent)
+    dependent = np.setdiff1d(np.arange(10 * model.n), independent)
+    beta = np.linalg.lstsq(W[:, independent], W[:, dependent], rcond=None)[0]
+    K = np.zeros((r, 10 * model.n))
+    K[:, independent] = np.eye(r)
+    K[:, dependent] = beta
+    return BaseParameters(model=model, gravity=g, independent=independent, dependent=dependent, K=K, rank=r)
+
+
+# --- exciting trajectories and identification ----------------------------------------------------
+
+def fourier_trajectory(n_joints, *, harmonics=5, base_freq=0.1, seed=0, amplitude=0.5, offset=None):
+    """A random finite-Fourier-series exciting trajectory (Swevers et al. 1997; seed 004 §4.4).
+
+    ``q_j(t) = q_j0 + Σ_{l=1..L} (a_jl / (l ω_f)) sin(l ω_f t) − (b_jl / (l ω_f)) cos(l ω_f t)``,
+    ``ω_f = 2π·base_freq``; periodic with period ``1/base_freq``, so the data can cover whole
+    periods. The random coefficients (``seed``) are scaled so that ``|q_j − q_j0| ≤ amplitude``
+    (rad or m); ``offset`` is ``q_0`` (default zeros). Returns ``trajectory(t) -> (q, q̇, q̈)``,
+    (n,) each for a scalar ``t``, (len(t), n) for an array.
+
+    >>> traj = fourier_trajectory(2, seed=1)
+    >>> q, qd, qdd = traj(np.linspace(0.0, 10.0, 1001))
+    >>> q.shape, bool(np.abs(q).max() <= 0.5), bool(np.allclose(q[0], q[-1]))    # one 10 s period
+    ((1001, 2), True, True)
+    """
+    n, L = int(n_joints), int(harmonics)
+    if n < 1 or L < 1:
+        raise ValueError(f"n_joints, harmonics: expected integers >= 1, got {n_joints!r}, {harmonics!r}")
+    for name, x in (("base_freq", base_freq), ("amplitude", amplitude)):
+        if not (np.isfinite(x) and x > 0):
+            raise ValueError(f"{name}: expected a finite number > 0, got {x!r}")
+    q0 = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
+    if q0.shape != (n,):
+        raise ValueError(f"offset: expected shape ({n},), got {q0.shape}")
+    rng = np.random.default_rng(seed)
+    a, b = rng.uniform(-1, 1, (n, L)), rng.uniform(-1, 1, (n, L))
+    w = 2 * np.pi * base_freq * np.arange(1, L + 1)                  # l ω_f
+    scale = amplitude / (np.hypot(a, b) / w).sum(axis=1, keepdims=True)  # bound of |q − q0| = amplitude
+    a, b = a * scale, b * scale
+
+    def trajectory(t):
+        t = np.asarray(t, dtype=float)
+        s, c = np.sin(t[..., None, None] * w), np.cos(t[..., None, None] * w)   # (..., 1, L)
+        q = q0 + ((a / w) * s - (b / w) * c).sum(-1)
+        qd = (a * c + b * s).sum(-1)
+        qdd = (w * (-a * s + b * c)).sum(-1)
+        return q, qd, qdd
+
+    return trajectory
+
+
+def synthetic_measurements(model, trajectory, t, *, torque_noise=0.0, seed=0, gravity=None):
+    """Simulated identification data: ``(Q, QD, QDD, TAU)``, each (len(t), n).
+
+    The motion is ``trajectory(t)``; the torques are the model's inverse dynamics (computed by:
+    :func:`regressor` ``@`` :func:`inertial_parameters`, equal to RNEA) plus Gaussian noise of
+    standard deviation ``torque_noise`` (N·m or N), drawn with ``seed``.
+    """
+    if not (np.isfinite(torque_noise) and torque_noise >= 0):
+        raise ValueError(f"torque_noise: expected a finite number >= 0, got {torque_noise!r}")
+    Q, QD, QDD = (np.atleast_2d(x) for x in trajectory(np.atleast_1d(np.asarray(t, dtype=float))))
+    theta = inertial_parameters(model)
+    TAU = stacked_regressor(model, Q, QD, QDD, gravity=gravity) @ theta
+    TAU = TAU.reshape(Q.shape) + np.random.default_rng(seed).normal(0.0, torque_noise, Q.shape)
+    return Q, QD, QDD, TAU
+
+
+@dataclass(frozen=True)
+class Identification:
+    """Result of :func:`identify`.
+
+    ``theta_base`` (r,) least-squares estimate of the base parameters; ``std`` (r,) their standard
+    deviations (from the residual variance and ``(W_bᵀ W_b)⁻¹``); ``residual_rms`` (N·m);
+    ``r2`` the coefficient of determination of the predicted torques (all joints), ``r2_joint`` per
+    joint; ``cond`` the condition number of the stacked base regressor ``W_b``; ``base`` the set.
+    """
+
+    theta_base: np.ndarray
+    std: np.ndarray
+    residual_rms: float
+    r2: float
+    r2_joint: np.ndarray
+    cond: float
+    base: BaseParameters
+
+    @property
+    def relative_std(self):
+        """``std / |θ_b|``: small for well-excited parameters (Swevers' criterion), large for poorly excited ones."""
+        return self.std / np.abs(self.theta_base)
+
+    def predict(self, Q, QD, QDD):
+        """Predicted torques (N, n) for the samples (N, n) of another trajectory (validation)."""
+        Q = np.atleast_2d(Q)
+        W = np.vstack([self.base.regressor_base(q, qd, qdd) for q, qd, qdd in zip(Q, np.atleast_2d(QD),
+                                                                                  np.atleast_2d(QDD))])
+        return (W @ self.theta_base).reshape(Q.shape)
+
+
+def _r2(measured, predicted):
+    ss_res = ((measured - predicted) ** 2).sum(axis=0)
+    ss_tot = ((measured - measured.mean(axis=0)) ** 2).sum(axis=0)
+    return ss_res, ss_tot
+
+
+def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None):
+    """Least-squares estimate of the base parameters from measured motion and torques.
+
+    ``Q, QD, QDD, TAU`` (N, n); ``base`` a :class:`BaseParameters` (default: ``base_parameters(model,
+    gravity=gravity)``). Solves ``min ‖W_b θ_b − τ‖²`` with ``W_b`` the stacked base regressors
+    (``numpy.linalg.lstsq``). Returns an :class:`Identification`.
+    """
+    Q, QD, QDD, TAU = (np.asarray(x, dtype=float) for x in (Q, QD, QDD, TAU))
+    for name, x in (("Q", Q), ("QD", QD), ("QDD", QDD), ("TAU", TAU)):
+        if x.ndim != 2 or x.shape[1] != model.n or x.shape[0] != Q.shape[0] or not np.all(np.isfinite(x)):
+            raise ValueError(f"{name}: expected a finite array of shape (N, {model.n}) like Q {Q.shape}, "
+                             f"got {x.shape}")
+    base = base_parameters(model, gravity=gravity) if base is None else base
+    if not isinstance(base, BaseParameters) or base.model.n != model.n:
+        raise ValueError(f"base: expected the BaseParameters of a {model.n}-joint model, got {base!r}")
+    W = np.vstack([base.regressor_base(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+    if W.shape[0] < base.rank:
+        raise ValueError(f"Q: expected at least {base.rank} torque values (N·n) for {base.rank} base parameters, "
+                         f"got {W.shape[0]}")
+    theta, *_ = np.linalg.lstsq(W, TAU.ravel(), rcond=None)
+    residual = TAU - (W @ theta).reshape(TAU.shape)
+    dof = max(W.shape[0] - base.rank, 1)
+    sigma2 = float((residual**2).sum()) / dof
+    _, s, Vt = np.linalg.svd(W, full_matrices=False)
+    std = np.sqrt(sigma2 * ((Vt.T / s) ** 2).sum(axis=1))          # sqrt(diag(σ² (WᵀW)⁻¹))
+    ss_res, ss_tot = _r2(TAU, TAU - residual)
+    return Identification(theta_base=theta, std=std, residual_rms=float(np.sqrt((residual**2).mean())),
+                          r2=float(1 - ss_res.sum() / ss_tot.sum()), r2_joint=1 - ss_res / ss_tot,
+                          cond=float(s[0] / s[-1]), base=base)

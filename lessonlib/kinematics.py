@@ -23,8 +23,22 @@ from .conventions import ANG, BASE, LIN
 FRAMES = ("space", "body", "hybrid")
 
 
+def _rodrigues(model, q):
+    """Coefficients of Rodrigues' formula for every joint: ``(sin θ_i, 1 − cos θ_i)``, ``θ_i = scale_i q_i``.
+
+    A prismatic joint gets ``θ_i`` in place of ``sin θ_i`` (its ``[Ŝ]²`` is zero, so the second
+    coefficient does not matter). See ``Model._precompute_kinematics`` for the identities.
+    """
+    theta = model._joint_scale * q
+    return np.where(model._joint_is_revolute, np.sin(theta), theta), 1.0 - np.cos(theta)
+
+
 def fk(model, q):
     """World poses of all body frames, shape (n, 4, 4).
+
+    ``T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)`` for every joint at once, by Rodrigues' formula
+    ``exp([Ŝ]θ) = 1 + sin θ [Ŝ] + (1 − cos θ) [Ŝ]²`` (equal to ``model.joint_transform(i, q_i)``),
+    then one outward loop ``T_0_i = T_0_p · T_p_i``.
 
     >>> import numpy as np
     >>> from lessonlib import samples
@@ -33,10 +47,12 @@ def fk(model, q):
     array([1., 0., 0.])
     """
     q = model.check_q(q)
+    s, c = _rodrigues(model, q)
+    T_p = model.T_tree + s[:, None, None] * model._T_tree_hat + c[:, None, None] * model._T_tree_hat2
     T = np.empty((model.n, 4, 4))
     for i in range(model.n):
-        T_p_i = model.joint_transform(i, q[i])
-        T[i] = T_p_i if model.parent[i] == BASE else T[model.parent[i]] @ T_p_i
+        p = model.parent[i]
+        T[i] = T_p[i] if p == BASE else T[p].dot(T_p[i])
     return T
 
 
@@ -45,9 +61,25 @@ def joint_transforms(model, q):
 
     Featherstone's ``Xup``: a twist of the parent in parent coordinates maps to body ``i``
     coordinates by ``X_i_p @ v_p``; a wrench of body ``i`` maps back by ``X_i_pᵀ @ f_i``.
+
+    Computed for all joints in one vectorised pass by Rodrigues' formula for the adjoint,
+    ``X_i_p = Ad(exp(−Ŝθ)) X_tree = X_tree − sin θ · ad(Ŝ) X_tree + (1 − cos θ) · ad(Ŝ)² X_tree``,
+    with ``X_tree = Ad(T_tree⁻¹)`` and the two products precomputed when the Model is built.
+
+    >>> import numpy as np
+    >>> from lessonlib import samples, se3
+    >>> arm = samples.planar_2link()
+    >>> X = joint_transforms(arm, [0.3, -0.4])
+    >>> bool(np.allclose(X[1], se3.Ad(se3.inv(arm.joint_transform(1, -0.4)))))
+    True
     """
-    q = model.check_q(q)
-    return np.array([se3.Ad(se3.inv(model.joint_transform(i, q[i]))) for i in range(model.n)])
+    return _joint_transforms(model, model.check_q(q))
+
+
+def _joint_transforms(model, q):
+    """:func:`joint_transforms` for a ``q`` the caller has already checked (the dynamics algorithms)."""
+    s, c = _rodrigues(model, q)
+    return model._X_tree - s[:, None, None] * model._ad_X_tree + c[:, None, None] * model._ad2_X_tree
 
 
 def frame_pose(model, q, name):
@@ -115,9 +147,9 @@ def body_twists(model, q, qd):
     """
     q = model.check_q(q)
     qd = model.check_q(qd, "qd")
+    X = joint_transforms(model, q)
     v = np.zeros((model.n, 6))
     for i in range(model.n):
-        X_i_p = se3.Ad(se3.inv(model.joint_transform(i, q[i])))
         v_p = np.zeros(6) if model.parent[i] == BASE else v[model.parent[i]]
-        v[i] = X_i_p @ v_p + model.S[i] * qd[i]
+        v[i] = X[i] @ v_p + model.S[i] * qd[i]
     return v

@@ -145,7 +145,10 @@ def agreement(model, q=None, qd=None, qdd=None, *, seed=0, gravity=None, f_ext=N
     balance ``dE/dt = q̇ᵀ(τ − τ_grav-free …)`` via :func:`lessonlib.dynamics.energy.power_balance`.
     Unset ``q, qd, qdd`` come from :func:`random_state` with ``seed``.
     """
-    from .dynamics import denoc as _denoc, energy, rnea_classic as _classic, rnea_poe as _poe
+    from .dynamics.denoc import denoc
+    from .dynamics.energy import power_balance
+    from .dynamics.rnea_classic import rnea_classic
+    from .dynamics.rnea_poe import rnea_poe
     from .dynamics.terms import mass_matrix_via_rnea
     rq, rqd, rqdd = random_state(model, seed)
     q = rq if q is None else model.check_q(q, "q")
@@ -156,15 +159,15 @@ def agreement(model, q=None, qd=None, qdd=None, *, seed=0, gravity=None, f_ext=N
     scale = max(1.0, float(np.max(np.abs(tau))))
     tol = AGREE_ATOL * scale
     M = crba(model, q)
-    rows = [AgreementRow("rnea_classic = rnea", _err(_classic.rnea_classic(model, q, qd, qdd, **kw), tau), tol),
-            AgreementRow("rnea_poe = rnea", _err(_poe.rnea_poe(model, q, qd, qdd, **kw), tau), tol),
-            AgreementRow("denoc = rnea", _err(_denoc.denoc(model, q, qd, qdd, **kw), tau), tol),
+    rows = [AgreementRow("rnea_classic = rnea", _err(rnea_classic(model, q, qd, qdd, **kw), tau), tol),
+            AgreementRow("rnea_poe = rnea", _err(rnea_poe(model, q, qd, qdd, **kw), tau), tol),
+            AgreementRow("denoc = rnea", _err(denoc(model, q, qd, qdd, **kw), tau), tol),
             AgreementRow("crba·q̈ + bias = rnea", _err(M @ qdd + bias_forces(model, q, qd, **kw), tau), tol)]
     if lagrange if lagrange is not None else model.n <= 3:
         from .dynamics.lagrange import lagrange_numeric
-        if f_ext is None:
-            rows.append(AgreementRow("lagrange = rnea",
-                                     _err(lagrange_numeric(model, q, qd, qdd, gravity=gravity), tau), tol))
+        tau_ext = 0.0 if f_ext is None else tau_ext_of(model, q, f_ext)
+        rows.append(AgreementRow("lagrange − τ_ext = rnea",
+                                 _err(lagrange_numeric(model, q, qd, qdd, gravity=gravity) - tau_ext, tau), tol))
     acc_tol = AGREE_RTOL * max(1.0, float(np.max(np.abs(qdd))))
     rows.append(AgreementRow("aba(rnea(q̈)) = q̈", _err(aba(model, q, qd, tau, **kw), qdd), acc_tol))
     for method in FD_METHODS[1:]:
@@ -180,7 +183,7 @@ def agreement(model, q=None, qd=None, qdd=None, *, seed=0, gravity=None, f_ext=N
     M_dot = (crba(model, q + fd_step * qd) - crba(model, q - fd_step * qd)) / (2 * fd_step)
     S = M_dot - 2 * C
     rows.append(AgreementRow("Ṁ − 2C skew (finite-difference Ṁ)", _err(S, -S.T), 1e-6 * max(1.0, np.abs(M_dot).max())))
-    dE, power = energy.power_balance(model, q, qd, qdd, tau, gravity=gravity,
+    dE, power = power_balance(model, q, qd, qdd, tau, gravity=gravity,
                                      tau_ext=None if f_ext is None else tau_ext_of(model, q, f_ext))
     rows.append(AgreementRow("dE/dt = q̇ᵀ(τ + τ_ext)", abs(dE - power), 1e-6 * max(1.0, abs(power))))
     rows.append(AgreementRow("velocity_torques = C q̇", _err(velocity_torques(model, q, qd), C @ qd), tol))

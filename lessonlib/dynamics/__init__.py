@@ -5,6 +5,11 @@ take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=
 """
 from .aba import aba
 from .crba import crba
+from .control import computed_torque, gravity_compensation, quintic
+from .energy import center_of_mass, kinetic_energy, potential_energy, power_balance, total_energy
+from .friction import Friction
+from .regressor import base_parameters, identify, inertial_parameters, model_with_parameters
+from .simulate import Trajectory, simulate
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
 from .rnea import RNEATrace, rnea, rnea_trace
@@ -17,4 +22,6 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "denoc_matrices", "DeNOCMatrices", "generalized_inertia", "convective_inertia", "lagrange_symbolic",
            "lagrange_numeric", "lagrange_terms", "LagrangeEquations", "crba", "aba", "mass_matrix", "mass_matrix_via_rnea",
            "bias_forces", "gravity_torques", "velocity_torques", "coriolis_matrix", "forward_dynamics",
-           "jacobian_transpose_force"]
+           "jacobian_transpose_force", "computed_torque", "gravity_compensation", "quintic", "center_of_mass",
+           "kinetic_energy", "potential_energy", "power_balance", "total_energy", "Friction", "base_parameters",
+           "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate"]

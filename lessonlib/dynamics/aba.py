@@ -45,27 +45,32 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     vJ = S * qd[:, None]                                 # joint velocities S_i q̇_i
     v = [None] * n
     for i in range(n):                                   # 1. outward: velocities
-        v[i] = X[i].dot(_ZERO if parent[i] == BASE else v[parent[i]]) + vJ[i]
+        p = parent[i]
+        v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
     v = np.array(v).reshape(n, 6)
     c = -matvec(ad(vJ), v)                               # c_i = ad(v_i) S_i q̇_i = −ad(S_i q̇_i) v_i
-    I_A = np.array(I)                                    # articulated inertias and bias forces,
-    p_A = matvec(ad_dual(v), matvec(I, v))               # filled inward
+    I_A = list(np.array(I))                              # articulated inertias and bias forces,
+    p_A = list(matvec(ad_dual(v), matvec(I, v)))         # filled inward (rows: updated in place)
     if F_ext is not None:
-        p_A -= F_ext
-    U, D, u = np.empty((n, 6)), np.empty(n), np.empty(n)
+        p_A = [p_A_i - F_i for p_A_i, F_i in zip(p_A, F_ext)]
+    U, D, u = [None] * n, [None] * n, [None] * n
     for i in reversed(range(n)):                         # 2. inward: articulated inertias
-        U[i] = I_A[i].dot(S[i])
-        D[i] = S[i].dot(U[i])
-        u[i] = tau[i] - S[i].dot(p_A[i])
-        if parent[i] != BASE:
-            I_a = I_A[i] - np.outer(U[i], U[i] / D[i])
-            p_a = p_A[i] + I_a.dot(c[i]) + U[i] * (u[i] / D[i])
-            I_A[parent[i]] += X[i].T.dot(I_a).dot(X[i])
-            p_A[parent[i]] += X[i].T.dot(p_a)
+        S_i = S[i]
+        U[i] = U_i = I_A[i].dot(S_i)
+        D[i] = D_i = S_i.dot(U_i)
+        u[i] = u_i = tau[i] - S_i.dot(p_A[i])
+        p = parent[i]
+        if p != BASE:
+            X_i = X[i]
+            I_a = I_A[i] - U_i[:, None] * (U_i / D_i)     # I^A_i − U_i U_iᵀ / D_i
+            p_a = p_A[i] + I_a.dot(c[i]) + U_i * (u_i / D_i)
+            I_A[p] += X_i.T.dot(I_a.dot(X_i))
+            p_A[p] += X_i.T.dot(p_a)
     a_0 = base_acceleration(model, gravity)
     a, qdd = [None] * n, np.empty(n)
     for i in range(n):                                   # 3. outward: accelerations
-        a_i = X[i].dot(a_0 if parent[i] == BASE else a[parent[i]]) + c[i]
-        qdd[i] = (u[i] - U[i].dot(a_i)) / D[i]
-        a[i] = a_i + S[i] * qdd[i]
+        p = parent[i]
+        a_i = X[i].dot(a_0 if p == BASE else a[p]) + c[i]
+        qdd[i] = qdd_i = (u[i] - U[i].dot(a_i)) / D[i]
+        a[i] = a_i + S[i] * qdd_i
     return qdd

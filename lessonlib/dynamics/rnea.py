@@ -17,7 +17,7 @@ Inward pass (forces), ``i = n−1 .. 0``::
 
     f_p += X_i_pᵀ f_i,      τ_i = S_iᵀ f_i             (seed 003: the force goes back by the transpose)
 
-Speed (about 60 µs for a 7-joint arm, see ``benchmarks/``): the joint transforms come from one
+Speed (about 60 µs for a 7-joint arm, see ``benchmarks/bench_dynamics.py``): the joint transforms come from one
 vectorised call; the recursions — the only part that must go body by body — hold nothing but the
 recursive lines, and the local Newton–Euler equations and ``τ = Sᵀf`` run for all bodies at once.
 Inside the loops ``A.dot(x)`` is ``A @ x``: on 6-vectors NumPy's ``@`` costs about twice as much.
@@ -57,8 +57,9 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
     if F_ext is not None:
         f -= F_ext
     for i in reversed(range(n)):                         # inward: forces
-        if parent[i] != BASE:
-            f[parent[i]] += X[i].T.dot(f[i])
+        p = parent[i]
+        if p != BASE:
+            f[p] += X[i].T.dot(f[i])
     tau = (S * f).sum(axis=1)                            # τ_i = S_iᵀ f_i
     return tau, X, v, a, f
 

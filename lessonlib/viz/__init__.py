@@ -1,0 +1,28 @@
+"""The course's viewers: a 3D arm (pythreejs), joint sliders, live plots, and the source shown in lessons.
+
+Optional layer: it needs ipywidgets, pythreejs and matplotlib, and no core module imports it.
+
+* :class:`ArmView` — 3D view of any Model (``.update(q)``, ``.show_arrows``, ``.set_ghost``); static
+  matplotlib fallback (:func:`draw_arm_matplotlib`) under test or headless;
+* :func:`joint_sliders` (:class:`JointSliders`), :func:`arm_panel` (:class:`ArmPanel`) — sliders,
+  view and a live plot in one widget; :func:`measure_update_latency` times that path;
+* plot helpers for notebooks: :func:`torque_bars`, :func:`heatmap`, :func:`loglog_scaling`,
+  :func:`trajectory_plot` (each draws into a given ``ax``), :func:`new_figure`;
+* :func:`show_source` — the real library source ("Look inside");
+* :func:`running_under_test`, :func:`headless` — the one definition of those switches.
+
+Notebook authors: cells whose output is a widget, an ``Output`` capture, a timing or
+``show_source`` get the ``nbval-ignore-output`` tag; see ``tests/nbval_sanitize.cfg`` for the rest.
+"""
+from .env import headless, running_under_test
+from .geometry import link_segments, reach
+from .panels import (ArmPanel, JointSliders, UpdateLatency, arm_panel, joint_sliders,
+                     measure_update_latency)
+from .plots import draw_arm_matplotlib, heatmap, loglog_scaling, new_figure, torque_bars, trajectory_plot
+from .source import show_source
+from .view import ArmView, choose_backend
+
+__all__ = ["ArmView", "choose_backend", "draw_arm_matplotlib", "joint_sliders", "JointSliders", "arm_panel",
+           "ArmPanel", "measure_update_latency", "UpdateLatency", "torque_bars", "heatmap", "loglog_scaling",
+           "trajectory_plot", "new_figure", "show_source", "running_under_test", "headless", "link_segments",
+           "reach"]

@@ -1,0 +1,246 @@
+"""Matplotlib drawings the notebooks reuse: the static arm, torque bars, heat maps, scaling and trajectory plots.
+
+Notebook authors call these and write no plotting code of their own. Each helper draws into an
+``ax`` it is given (so a panel can redraw the same axes in place) and returns what it drew.
+
+* :func:`draw_arm_matplotlib` — the same geometry as the 3D viewer, as a static 3D figure (the
+  fallback when pythreejs cannot render: headless runs, tests, nbval);
+* :func:`torque_bars` — one bar per joint (``τ``, ``g(q)``, …), labelled by joint name;
+* :func:`heatmap` — a matrix (``M(q)``) with a colour bar and its entries;
+* :func:`loglog_scaling` — run time against ``n`` on log–log axes, with slope guides;
+* :func:`trajectory_plot` — joint trajectories against time.
+* :func:`figure_png` — a Figure rendered to PNG bytes (for ``ipywidgets.Image``);
+* :class:`LivePlot` — a Figure redrawn in place fast enough for a slider (the still part is drawn
+  once and kept; only the artists that change are drawn again).
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..kinematics import fk
+from . import geometry
+
+#: Colours shared by both back ends.
+COLORS = {"link": "#4a5a70", "tool": "#7d8a9c", "com": "#7d8a9c", "revolute": "#e8710a",
+          "prismatic": "#1a9e77", "com_marker": "#c0392b", "ghost": "#5b8bd0", "arrow": "#d62728"}
+
+#: Bar colours for positive / negative values (index with ``value < 0``).
+BAR_COLORS = ("#1f77b4", "#d62728")
+
+_GID_LINK = "link"
+_GID_AXIS = "joint-axis"
+
+
+def new_figure(width=5.0, height=3.0, dpi=80, projection=None):
+    """A detached Figure (no pyplot: nothing is shown twice) and its one Axes."""
+    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    ax = fig.add_subplot(projection=projection)
+    return fig, ax
+
+
+def figure_png(fig):
+    """``fig`` rendered to PNG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def _encode_png(canvas):
+    """The canvas's current pixels as PNG bytes (fast zlib level: this runs on every slider move)."""
+    from PIL import Image
+    width, height = canvas.get_width_height()
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buf = io.BytesIO()
+    image.save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+class LivePlot:
+    """One Axes on a detached Agg Figure, re-rendered to PNG on every change without a full redraw.
+
+    Draw the plot into ``.ax`` once, then name the artists that will change with
+    :meth:`set_dynamic`; :meth:`png` draws the still part (axes, ticks, labels) only the first time,
+    keeps its pixels, and afterwards paints just the dynamic artists over them. Call :meth:`redraw`
+    after changing anything else (limits, labels) to draw everything again.
+    """
+
+    def __init__(self, width=5.6, height=2.8, dpi=80, *, margins=(0.11, 0.98, 0.2, 0.88)):
+        self.fig = Figure(figsize=(width, height), dpi=dpi)
+        self.canvas = FigureCanvasAgg(self.fig)
+        self.ax = self.fig.add_subplot()
+        left, right, bottom, top = margins
+        self.fig.subplots_adjust(left=left, right=right, bottom=bottom, top=top)
+        self._dynamic, self._background = [], None
+
+    def set_dynamic(self, artists):
+        """The artists that change between frames (they are left out of the kept background)."""
+        for a in self._dynamic:
+            a.set_animated(False)
+        self._dynamic = list(artists)
+        for a in self._dynamic:
+            a.set_animated(True)
+        self._background = None
+
+    def redraw(self):
+        """Forget the kept background: the next :meth:`png` draws everything."""
+        self._background = None
+
+    def png(self):
+        """The current plot as PNG bytes."""
+        if self._background is None:
+            self.canvas.draw()
+            self._background = self.canvas.copy_from_bbox(self.fig.bbox)
+        else:
+            self.canvas.restore_region(self._background)
+        for artist in self._dynamic:
+            self.fig.draw_artist(artist)
+        return _encode_png(self.canvas)
+
+
+def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghost=None, arrows=None):
+    """Draw ``model`` at ``q`` (default zeros) as a static 3D figure; returns the Axes.
+
+    One line per link segment (:func:`lessonlib.viz.geometry.link_segments`, gid ``"link"``), one
+    short line per joint axis (gid ``"joint-axis"``; orange revolute, green prismatic), optional
+    body frames (``frames=True``), COM markers sized by mass^(1/3) (``com=True``), a grey
+    ``ghost`` configuration and ``arrows``: a dict ``name -> (origins, vectors, color)`` in world
+    coordinates.
+    """
+    q = np.zeros(model.n) if q is None else model.check_q(q)
+    if ax is None:
+        _, ax = new_figure(5.0, 4.0, projection="3d")
+    R = geometry.reach(model)
+    segments = geometry.link_segments(model)
+    T = fk(model, q)
+    if ghost is not None:
+        Tg = fk(model, model.check_q(ghost, "ghost"))
+        for a, b in zip(*geometry.segment_endpoints(model, Tg, segments)):
+            ax.plot(*np.transpose([a, b]), color=COLORS["ghost"], lw=2, alpha=0.5, gid="ghost")
+    for s, a, b in zip(segments, *geometry.segment_endpoints(model, T, segments)):
+        ax.plot(*np.transpose([a, b]), color=COLORS[s.kind], lw=4 if s.kind == "link" else 2.5,
+                solid_capstyle="round", gid=_GID_LINK)
+    half = 0.08 * R
+    for i, joint in enumerate(model.joints):
+        c = T[i][:3, :3] @ geometry.joint_point(model, i) + T[i][:3, 3]
+        e = T[i][:3, :3] @ joint.axis
+        ax.plot(*np.transpose([c - half * e, c + half * e]), color=COLORS[joint.kind], lw=4, gid=_GID_AXIS)
+    if frames:
+        for i in range(model.n):
+            for k, color in enumerate(("#d62728", "#2ca02c", "#1f77b4")):
+                ax.plot(*np.transpose([T[i][:3, 3], T[i][:3, 3] + 0.1 * R * T[i][:3, k]]), color=color, lw=1,
+                        gid="frame")
+    if com:
+        c = geometry.world_points(model, T, range(model.n), model.com)
+        ax.scatter(*c.T, s=50 * (model.mass / model.mass.max()) ** (2 / 3), color=COLORS["com_marker"],
+                   depthshade=False, gid="com")
+    for name, (origins, vectors, color) in (arrows or {}).items():
+        o, v = np.atleast_2d(origins), np.atleast_2d(vectors)
+        ax.quiver(*o.T, *v.T, color=color, arrow_length_ratio=0.2, gid=f"arrow:{name}")
+    ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
+    ax.set(xlim=(-R, R), ylim=(-R, R), zlim=(-R, R), xlabel="x (m)", ylabel="y (m)", zlabel="z (m)")
+    ax.set_box_aspect((1, 1, 1), zoom=1.15)
+    ax.grid(False)                       # a grid triples the PNG size and adds little here
+    up = geometry.up_vector(model)
+    d = geometry.view_direction(model)
+    if abs(up[2]) > 0.9:        # z up: matplotlib's own "up"
+        ax.view_init(elev=np.degrees(np.arcsin(np.clip(d[2], -1, 1))), azim=np.degrees(np.arctan2(d[1], d[0])))
+    else:                       # planar arm in the x-y plane: look down z, y up
+        ax.view_init(elev=90, azim=-90)
+    ax.set_title(model.name, fontsize=9)
+    return ax
+
+
+def _joint_labels(names, n):
+    return list(names) if names is not None else [f"q{i + 1}" for i in range(n)]
+
+
+def torque_bars(ax, tau, names=None, *, ylabel="τ (N·m or N)", title=None, ylim=None):
+    """One bar per joint, labelled by ``names``; returns the BarContainer.
+
+    ``ylim``: fixed symmetric limit (a panel keeps it fixed so bars move against a still scale);
+    default: the largest magnitude plus 10 %.
+    """
+    tau = np.asarray(tau, dtype=float).ravel()
+    labels = _joint_labels(names, tau.size)
+    ax.clear()
+    bars = ax.bar(range(tau.size), tau, color=[BAR_COLORS[int(x < 0)] for x in tau])
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xticks(range(tau.size), labels, rotation=30 if tau.size > 4 else 0, fontsize=8)
+    lim = ylim if ylim is not None else 1.1 * max(float(np.max(np.abs(tau))), 1e-9)
+    ax.set_ylim(-lim, lim)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return bars
+
+
+def heatmap(ax, M, *, labels=None, title=None, annotate=True, colorbar=False, vmax=None, cmap="RdBu_r"):
+    """Show the matrix ``M`` as a heat map (colour scale symmetric about 0, ±``vmax``); returns the image.
+
+    ``annotate``: write every entry in its cell (matrices up to 10×10); ``colorbar``: add a colour bar.
+    """
+    M = np.asarray(M, dtype=float)
+    ax.clear()
+    v = vmax if vmax is not None else max(float(np.max(np.abs(M))), 1e-12)
+    im = ax.imshow(M, cmap=cmap, vmin=-v, vmax=v)
+    ticks = _joint_labels(labels, M.shape[0])
+    ax.set_xticks(range(M.shape[1]), ticks[:M.shape[1]], fontsize=7, rotation=30 if M.shape[1] > 4 else 0)
+    ax.set_yticks(range(M.shape[0]), ticks[:M.shape[0]], fontsize=7)
+    if annotate and M.size <= 100:
+        for (r, c), x in np.ndenumerate(M):
+            ax.text(c, r, f"{x:.2f}", ha="center", va="center", fontsize=6,
+                    color="white" if abs(x) > 0.6 * v else "black")
+    if colorbar:
+        ax.figure.colorbar(im, cax=ax.inset_axes([1.04, 0.0, 0.04, 1.0]))   # beside the image box
+    if title:
+        ax.set_title(title, fontsize=9)
+    return im
+
+
+def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s"):
+    """Run time against ``n`` on log–log axes: one line per row of ``times``, dashed guides of ``slopes``.
+
+    ``times``: (k, len(n)) — row ``j`` labelled ``labels[j]``. The guides start at the first
+    point of the lowest curve, so "O(n)" and "O(n²)" can be read off directly.
+    """
+    n = np.asarray(n, dtype=float)
+    times = np.atleast_2d(np.asarray(times, dtype=float))
+    if times.shape != (len(labels), n.size):
+        raise ValueError(f"times: expected shape ({len(labels)}, {n.size}), got {times.shape}")
+    ax.clear()
+    lines = [ax.loglog(n, t, marker="o", label=lab)[0] for t, lab in zip(times, labels)]
+    t0 = float(np.min(times[:, 0]))
+    for p in slopes:
+        ax.loglog(n, t0 * (n / n[0]) ** p, ls="--", lw=0.8, color="gray")
+        ax.annotate(f"O(n{'' if p == 1 else '²' if p == 2 else '³' if p == 3 else f'^{p}'})",
+                    (n[-1], t0 * (n[-1] / n[0]) ** p), fontsize=7, color="gray")
+    ax.set_xlabel("n (joints)")
+    ax.set_ylabel(f"time ({unit})")
+    ax.legend(fontsize=8)
+    return lines
+
+
+def trajectory_plot(ax, t, Y, labels=None, *, ylabel=None, title=None):
+    """Columns of ``Y`` (shape (len(t), k)) against time ``t``, one labelled line each; returns the lines."""
+    t = np.asarray(t, dtype=float)
+    Y = np.asarray(Y, dtype=float).reshape(t.size, -1)
+    ax.clear()
+    lines = ax.plot(t, Y)
+    for line, lab in zip(lines, _joint_labels(labels, Y.shape[1])):
+        line.set_label(lab)
+    ax.set_xlabel("t (s)")
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, ncol=2 if Y.shape[1] > 4 else 1)
+    ax.grid(alpha=0.3)
+    return lines
+
+
+__all__ = ["draw_arm_matplotlib", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
+           "figure_png", "COLORS", "BAR_COLORS", "LivePlot"]

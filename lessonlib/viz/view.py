@@ -1,0 +1,315 @@
+"""ArmView: a 3D view of any Model (pythreejs), with a static matplotlib fallback.
+
+The scene is built once. :meth:`ArmView.update` only sets 4×4 matrices: one ``Group`` per body
+(matrix ``T_0_i`` from :func:`lessonlib.kinematics.fk`; it carries the joint marker, body frame and
+COM sphere) and one stretched unit cylinder per link segment (both ends follow their bodies, so a
+prismatic joint's segment grows and shrinks). Arrows (:meth:`ArmView.show_arrows`) and the
+translucent ghost (:meth:`ArmView.set_ghost`) are updated in place the same way.
+
+Lights: AmbientLight + HemisphereLight only (Directional/Point/SpotLight make pythreejs log
+"Error setting state: t.on is not a function", NOTES.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..conventions import BASE
+from ..kinematics import fk
+from . import geometry
+from .env import headless, running_under_test
+from .plots import COLORS, draw_arm_matplotlib, figure_png, new_figure
+
+BACKENDS = ("auto", "threejs", "matplotlib")
+#: Resolution of the static fallback image (72 dpi: the image is 0.72 × the widget's pixel size).
+FALLBACK_DPI = 72
+
+
+def choose_backend(backend="auto"):
+    """``"threejs"`` or ``"matplotlib"`` for the requested ``backend``.
+
+    ``"auto"`` gives matplotlib under test (:func:`running_under_test`), when headless
+    (:func:`headless`) or when pythreejs cannot be imported; pythreejs otherwise.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+    if backend == "matplotlib":
+        return backend
+    if backend == "auto" and (running_under_test() or headless()):
+        return "matplotlib"
+    try:
+        import pythreejs  # noqa: F401
+    except ImportError:
+        if backend == "threejs":
+            raise
+        return "matplotlib"
+    return "threejs"
+
+
+def _short_bundle(widget, text):
+    """The widget's display bundle with a short, stable ``text/plain`` (what nbval compares)."""
+    data = widget._repr_mimebundle_()
+    data["text/plain"] = text
+    return data
+
+
+class _Sizes:
+    """Every length of the drawing, as a fraction of the robot's reach ``R``."""
+
+    def __init__(self, R):
+        self.R = R
+        self.link = 0.016 * R
+        self.joint_radius = 0.024 * R
+        self.joint_half = 0.035 * R
+        self.cone_radius = 0.014 * R
+        self.cone_length = 0.035 * R
+        self.com = 0.035 * R
+        self.axes = 0.12 * R
+        self.shaft = 0.007 * R
+        self.head_radius = 0.018 * R
+        self.head_length = 0.05 * R
+
+
+class ArmView:
+    """A 3D view of ``model`` at ``q`` that follows :meth:`update` without rebuilding its scene.
+
+    Parameters: ``q`` (default zeros); ``width, height`` in pixels; ``frames`` draws every body
+    frame (x red, y green, z blue); ``com`` draws a sphere at every COM, radius ∝ mass^(1/3);
+    ``background`` colour; ``backend`` ``"auto"`` | ``"threejs"`` | ``"matplotlib"``
+    (:func:`choose_backend`).
+
+    Attributes: ``model``, ``q``, ``backend``, ``widget`` (the pythreejs ``Renderer``; with the
+    matplotlib backend an ``ipywidgets.Image`` of the static figure), ``body_groups`` and
+    ``link_meshes`` (pythreejs objects, for tests and lessons).
+
+    In a notebook: ``view = ArmView(arm)`` then ``view`` as the last line of a cell shows it.
+    """
+
+    def __init__(self, model, q=None, *, width=640, height=420, frames=False, com=False,
+                 background="#f5f6f8", backend="auto"):
+        self.model = model
+        self.backend = choose_backend(backend)
+        self.q = np.zeros(model.n) if q is None else model.check_q(q).copy()
+        self.width, self.height = int(width), int(height)
+        self.frames, self.com, self.background = bool(frames), bool(com), background
+        self.segments = geometry.link_segments(model)
+        self.size = _Sizes(geometry.reach(model))
+        self.ghost_q = None
+        self._arrows = {}              # name -> (origins, vectors, color) in world coordinates
+        self._image = None             # matplotlib backend: the ipywidgets.Image, made on demand
+        self.body_groups, self.link_meshes = [], []
+        if self.backend == "threejs":
+            self._build_scene()
+        self.update(self.q)
+
+    def __repr__(self):
+        return f"ArmView({self.model.name!r}, backend={self.backend!r})"
+
+    # --- public API ------------------------------------------------------------------------------
+    @property
+    def widget(self):
+        """The displayable widget: the pythreejs Renderer (or, with matplotlib, an ``ipywidgets.Image``)."""
+        if self.backend == "threejs":
+            return self.renderer
+        if self._image is None:
+            import ipywidgets
+            self._image = ipywidgets.Image(value=self._png(), format="png")
+        return self._image
+
+    def update(self, q):
+        """Move the arm to ``q``: only matrices change (no object is created or removed)."""
+        self.q = self.model.check_q(q).copy()
+        if self.backend == "threejs":
+            self._place(fk(self.model, self.q), self.body_groups, self.link_meshes)
+        elif self._image is not None:
+            self._image.value = self._png()
+
+    def set_ghost(self, q):
+        """Show a translucent second copy of the arm at ``q`` (e.g. the target beside the actual pose)."""
+        self.ghost_q = self.model.check_q(q, "q").copy()
+        if self.backend == "threejs":
+            self._place(fk(self.model, self.ghost_q), self.ghost_groups, self.ghost_link_meshes)
+            self.ghost_root.visible = True
+        elif self._image is not None:
+            self._image.value = self._png()
+
+    def hide_ghost(self):
+        """Hide the ghost copy (it stays built, ready for the next :meth:`set_ghost`)."""
+        self.ghost_q = None
+        if self.backend == "threejs":
+            self.ghost_root.visible = False
+        elif self._image is not None:
+            self._image.value = self._png()
+
+    def show_arrows(self, name, origins, vectors, color=COLORS["arrow"], *, bodies=None, scale=1.0):
+        """Draw (or move) the arrow set ``name``: arrow ``k`` from ``origins[k]`` along ``scale·vectors[k]``.
+
+        ``origins``, ``vectors``: (k, 3) in world coordinates, or — when ``bodies`` is given (one body
+        index per arrow) — in those bodies' frames at the current ``q`` (e.g. the linear parts of
+        ``rnea_trace(...).f``, which are body-frame quantities). Called again with the same
+        ``name``, the existing arrow objects are moved and recoloured in place. Zero vectors are hidden.
+        """
+        o = np.atleast_2d(np.asarray(origins, dtype=float))
+        v = np.atleast_2d(np.asarray(vectors, dtype=float)) * float(scale)
+        if o.shape != v.shape or o.shape[1:] != (3,):
+            raise ValueError(f"origins, vectors: expected two (k, 3) arrays, got {o.shape} and {v.shape}")
+        if bodies is not None:
+            bodies = [int(b) for b in bodies]
+            if len(bodies) != len(o):
+                raise ValueError(f"bodies: expected {len(o)} body indices (one per arrow), got {len(bodies)}")
+            T = fk(self.model, self.q)
+            o = geometry.world_points(self.model, T, bodies, o)
+            v = np.array([vk if b == BASE else T[b][:3, :3] @ vk for b, vk in zip(bodies, v)]).reshape(-1, 3)
+        self._arrows[name] = (o, v, color)
+        if self.backend == "threejs":
+            self._place_arrows(name, o, v, color)
+        elif self._image is not None:
+            self._image.value = self._png()
+
+    def clear_arrows(self, name=None):
+        """Remove the arrow set ``name`` (every set when ``name`` is None)."""
+        names = list(self._arrows) if name is None else [name]
+        for key in names:
+            if key not in self._arrows:
+                raise ValueError(f"name: no arrow set called {key!r}; sets are {list(self._arrows)}")
+            del self._arrows[key]
+            if self.backend == "threejs":
+                group = self._arrow_groups.pop(key)
+                self.root.remove(group)
+        if self.backend != "threejs" and self._image is not None:
+            self._image.value = self._png()
+
+    @property
+    def arrow_names(self):
+        """Names of the arrow sets on show."""
+        return tuple(self._arrows)
+
+    def figure(self):
+        """A static matplotlib Figure of the current state (any backend)."""
+        fig, ax = new_figure(self.width / 100, self.height / 100, dpi=FALLBACK_DPI, projection="3d")
+        draw_arm_matplotlib(self.model, self.q, ax, frames=self.frames, com=self.com, ghost=self.ghost_q,
+                            arrows=self._arrows)
+        return fig
+
+    def _repr_mimebundle_(self, **kwargs):
+        if self.backend == "threejs":
+            return _short_bundle(self.renderer, repr(self))
+        return {"image/png": self._png(), "text/plain": repr(self)}
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self._repr_mimebundle_(), raw=True)
+
+    # --- matplotlib back end -------------------------------------------------------------------
+    def _png(self):
+        return figure_png(self.figure())
+
+    # --- pythreejs back end --------------------------------------------------------------------
+    def _build_scene(self):
+        import pythreejs as p3
+
+        s, model = self.size, self.model
+        self._p3 = p3
+        self._cylinder = p3.CylinderGeometry(radiusTop=1, radiusBottom=1, height=1, radialSegments=20)
+        self._cone = p3.ConeGeometry(radius=1, height=1, radialSegments=20)
+        self._sphere = p3.SphereGeometry(radius=1, widthSegments=20, heightSegments=14)
+
+        def material(color, ghost=False):
+            if ghost:
+                return p3.MeshLambertMaterial(color=color, transparent=True, opacity=0.35, depthWrite=False)
+            return p3.MeshLambertMaterial(color=color)
+
+        self.body_groups, self.link_meshes = self._build_arm(material, ghost=False)
+        self.ghost_groups, self.ghost_link_meshes = self._build_arm(material, ghost=True)
+        self.ghost_root = p3.Group(children=self.ghost_groups + self.ghost_link_meshes, visible=False)
+        self._arrow_groups, self._arrow_materials = {}, {}
+        self.root = p3.Group(children=self.body_groups + self.link_meshes + [self.ghost_root])
+
+        up = geometry.up_vector(model)
+        R = s.R
+        grid = p3.GridHelper(size=2.4 * R, divisions=12, colorCenterLine="#b0b6c0", colorGrid="#d5d9e0",
+                             matrixAutoUpdate=False,
+                             matrix=geometry.three_matrix(self._pose(geometry.frame_along(up), np.zeros(3))))
+        base = self._mesh(self._cylinder, material("#555c66"),
+                          geometry.cylinder_matrix(-0.03 * R * up, 0.0 * up, 0.07 * R))
+        lights = [p3.AmbientLight(color="#ffffff", intensity=0.55),
+                  p3.HemisphereLight(color="#ffffff", groundColor="#667080", intensity=0.65)]
+        # The camera orbits the three.js origin (pythreejs' OrbitControls ignore a target set at
+        # creation), so the world is shifted to put the look-at point there.
+        target, distance = geometry.camera_target(model)
+        self.world = p3.Group(children=[self.root, grid, base], matrixAutoUpdate=False,
+                              matrix=geometry.three_matrix(self._pose(np.eye(3), -target)))
+        self.scene = p3.Scene(children=[self.world] + lights, background=self.background)
+        position = distance * geometry.view_direction(model)
+        self.camera = p3.PerspectiveCamera(position=tuple(position), up=tuple(up), fov=40,
+                                           aspect=self.width / self.height, near=0.01 * R, far=100 * R,
+                                           quaternion=tuple(geometry.look_at_quaternion(position, np.zeros(3), up)))
+        self.controls = p3.OrbitControls(controlling=self.camera)
+        self.renderer = p3.Renderer(camera=self.camera, scene=self.scene, controls=[self.controls],
+                                    width=self.width, height=self.height, antialias=True,
+                                    background=self.background)
+
+    @staticmethod
+    def _pose(R, p):
+        M = np.eye(4)
+        M[:3, :3], M[:3, 3] = R, p
+        return M
+
+    def _mesh(self, geometry_, material, M):
+        return self._p3.Mesh(geometry_, material, matrixAutoUpdate=False, matrix=geometry.three_matrix(M))
+
+    def _build_arm(self, material, ghost):
+        """One Group per body (joint marker, frame, COM) and one mesh per link segment."""
+        p3, s, model = self._p3, self.size, self.model
+        mats = {k: material(COLORS["ghost"] if ghost else COLORS[k], ghost)
+                for k in ("link", "tool", "com", "revolute", "prismatic", "com_marker")}
+        groups = []
+        for i, joint in enumerate(model.joints):
+            r, e = geometry.joint_point(model, i), joint.axis
+            children = [self._mesh(self._cylinder, mats[joint.kind],
+                                   geometry.cylinder_matrix(r - s.joint_half * e, r + s.joint_half * e,
+                                                            s.joint_radius)),
+                        self._mesh(self._cone, mats[joint.kind],
+                                   geometry.cylinder_matrix(r + s.joint_half * e,
+                                                            r + (s.joint_half + s.cone_length) * e, s.cone_radius))]
+            if self.frames and not ghost:
+                children.append(p3.AxesHelper(size=s.axes))
+            if self.com and not ghost:
+                radius = s.com * (model.mass[i] / model.mass.max()) ** (1 / 3)
+                children.append(self._mesh(self._sphere, mats["com_marker"],
+                                           self._pose(radius * np.eye(3), model.com[i])))
+            groups.append(p3.Group(children=children, matrixAutoUpdate=False))
+        links = [self._mesh(self._cylinder, mats[seg.kind], np.eye(4)) for seg in self.segments]
+        return groups, links
+
+    def _place(self, T, groups, links):
+        for group, T_0_i in zip(groups, T):
+            group.matrix = geometry.three_matrix(T_0_i)
+        for mesh, a, b in zip(links, *geometry.segment_endpoints(self.model, T, self.segments)):
+            mesh.matrix = geometry.three_matrix(geometry.cylinder_matrix(a, b, self.size.link))
+
+    def _place_arrows(self, name, origins, vectors, color):
+        p3, s = self._p3, self.size
+        group = self._arrow_groups.get(name)
+        if group is None:
+            self._arrow_materials[name] = p3.MeshLambertMaterial(color=color)
+            group = self._arrow_groups[name] = p3.Group()
+            self.root.add(group)
+        material = self._arrow_materials[name]
+        material.color = color
+        meshes = list(group.children)
+        missing = len(origins) - len(meshes) // 2
+        if missing > 0:
+            group.add([self._mesh(g, material, np.eye(4)) for _ in range(missing) for g in (self._cylinder, self._cone)])
+            meshes = list(group.children)
+        for k in range(len(meshes) // 2):
+            shaft, head = meshes[2 * k], meshes[2 * k + 1]
+            length = np.linalg.norm(vectors[k]) if k < len(origins) else 0.0
+            visible = bool(length > geometry.MIN_LENGTH)
+            shaft.visible = head.visible = visible
+            if not visible:
+                continue
+            o, d = origins[k], vectors[k] / length
+            head_len = min(s.head_length, 0.4 * length)
+            neck = o + (length - head_len) * d
+            shaft.matrix = geometry.three_matrix(geometry.cylinder_matrix(o, neck, s.shaft))
+            head.matrix = geometry.three_matrix(geometry.cylinder_matrix(neck, o + length * d, s.head_radius))

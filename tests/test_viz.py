@@ -1,0 +1,366 @@
+"""The viewer layer without a browser: scene objects, in-place updates, fallback drawing, sliders, helpers.
+
+pythreejs and ipywidgets objects can be built and changed outside a kernel (their messages go
+nowhere), so everything but the pixels is checked here; tests/test_browser.py checks the pixels.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from lessonlib import samples
+from lessonlib.dynamics import crba, gravity_torques
+from lessonlib.kinematics import fk
+from lessonlib.viz import (ArmView, arm_panel, choose_backend, draw_arm_matplotlib, geometry, heatmap, joint_sliders,
+                           loglog_scaling, measure_update_latency, new_figure, running_under_test, show_source,
+                           torque_bars, trajectory_plot)
+from lessonlib.viz.plots import LivePlot
+
+ALL = dict(samples.ALL, panda=samples.panda)
+
+
+def _matrix(obj):
+    """A pythreejs object's 16-tuple matrix back as a 4×4 array (three.js stores it column-major)."""
+    return np.array(obj.matrix, dtype=float).reshape(4, 4, order="F")
+
+
+def _random_q(model, seed):
+    rng = np.random.default_rng(seed)
+    return np.where([j.is_revolute for j in model.joints], rng.uniform(-np.pi, np.pi, model.n),
+                    rng.uniform(-0.2, 0.2, model.n))
+
+
+# --- geometry ----------------------------------------------------------------------------------------
+def test_cylinder_matrix_maps_the_unit_cylinder_ends_onto_the_segment():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a, b = rng.normal(size=3), rng.normal(size=3)
+        M = geometry.cylinder_matrix(a, b, 0.05)
+        np.testing.assert_allclose(M @ [0, -0.5, 0, 1], np.r_[a, 1], atol=1e-12)
+        np.testing.assert_allclose(M @ [0, 0.5, 0, 1], np.r_[b, 1], atol=1e-12)
+        side = M[:3, :3] @ [1, 0, 0]                      # the radius direction: perpendicular, length 0.05
+        assert abs(side @ (b - a)) < 1e-12 and np.isclose(np.linalg.norm(side), 0.05)
+
+
+def test_three_matrix_is_column_major():
+    M = np.arange(16.0).reshape(4, 4)
+    flat = geometry.three_matrix(M)
+    assert flat[12:15] == (3.0, 7.0, 11.0)                # three.js: translation in elements 12..14
+    np.testing.assert_array_equal(np.array(flat).reshape(4, 4, order="F"), M)
+
+
+def test_look_at_quaternion_points_the_camera_minus_z_at_the_target():
+    from lessonlib import so3
+    position, target, up = np.array([2.0, 1.5, 1.0]), np.array([0.0, 0.0, 0.3]), np.array([0.0, 0.0, 1.0])
+    x, y, z, w = geometry.look_at_quaternion(position, target, up)
+    angle = 2 * np.arctan2(np.linalg.norm([x, y, z]), w)
+    R = so3.exp(angle * np.array([x, y, z]) / np.linalg.norm([x, y, z]))
+    forward = -R[:, 2]
+    np.testing.assert_allclose(forward, (target - position) / np.linalg.norm(target - position), atol=1e-12)
+    assert R[:, 1] @ up > 0                               # camera's up is on the world's up side
+
+
+@pytest.mark.parametrize("name, count", [("pendulum", 1), ("planar_2link", 2), ("planar_3link", 3),
+                                         ("seed002_7dof", 5), ("branched_tree", 7), ("scara", 5)])
+def test_link_segment_counts(name, count):
+    # pendulum: the rod to its tip frame; planar chains: one link per joint after the first + tool;
+    # seed002: joints 1-2, 3-4, 5-6 coincide (3 zero links), 4 links + the last COM;
+    # branched_tree: 5 joint-to-joint links + the COM of each of its 2 leaves;
+    # scara (standard DH): base -> frame 1, frame 1 -> frame 2, the quill (stretches), the roll joint's
+    # offset d4 and the last COM.
+    assert len(geometry.link_segments(ALL[name]())) == count
+
+
+def test_prismatic_segment_stretches_with_q():
+    arm = samples.scara()
+    segments = geometry.link_segments(arm)
+    quill = [s for s in segments if s.b_body == 2 and s.a_body == 1]
+    assert len(quill) == 1
+    lengths = []
+    for d in (0.0, 0.2):
+        a, b = geometry.segment_endpoints(arm, fk(arm, [0.0, 0.0, d, 0.0]), quill)
+        lengths.append(np.linalg.norm(b - a))
+    assert lengths[1] - lengths[0] == pytest.approx(0.2)
+
+
+def test_reach_bounds_every_drawn_point():
+    for name, build in ALL.items():
+        model = build()
+        R = geometry.reach(model)
+        segments = geometry.link_segments(model)
+        for seed in range(5):
+            a, b = geometry.segment_endpoints(model, fk(model, _random_q(model, seed)), segments)
+            assert np.max(np.linalg.norm(np.r_[a, b], axis=1)) <= R + 1e-9, name
+
+
+# --- ArmView, pythreejs back end ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_armview_builds_for_every_sample(name):
+    model = ALL[name]()
+    q = _random_q(model, 1)
+    view = ArmView(model, q, frames=True, com=True, backend="threejs")
+    assert view.backend == "threejs" and view.widget is view.renderer
+    assert len(view.body_groups) == model.n
+    assert len(view.link_meshes) == len(geometry.link_segments(model))
+    T = fk(model, q)
+    for group, T_0_i in zip(view.body_groups, T):
+        np.testing.assert_allclose(_matrix(group), T_0_i, atol=1e-12)
+        assert group.matrixAutoUpdate is False
+    a, b = geometry.segment_endpoints(model, T, view.segments)
+    for mesh, a_k, b_k in zip(view.link_meshes, a, b):
+        M = _matrix(mesh)
+        np.testing.assert_allclose(M @ [0, -0.5, 0, 1], np.r_[a_k, 1], atol=1e-9)
+        np.testing.assert_allclose(M @ [0, 0.5, 0, 1], np.r_[b_k, 1], atol=1e-9)
+    light_types = {type(c).__name__ for c in view.scene.children if "Light" in type(c).__name__}
+    assert light_types == {"AmbientLight", "HemisphereLight"}   # NOTES.md: no Directional/Point/Spot
+    assert repr(view) == f"ArmView({model.name!r}, backend='threejs')"
+    assert view._repr_mimebundle_()["text/plain"] == repr(view)
+
+
+def test_update_changes_matrices_not_objects():
+    arm = samples.seed002_7dof()
+    view = ArmView(arm, backend="threejs", com=True)
+    scene_children, root_children = view.scene.children, view.root.children
+    group_children = [g.children for g in view.body_groups]
+    before = [g.matrix for g in view.body_groups]
+    q = np.linspace(0.2, 0.8, arm.n)
+    view.update(q)
+    assert view.scene.children is scene_children and view.root.children is root_children
+    assert all(g.children is c for g, c in zip(view.body_groups, group_children))
+    assert view.body_groups[0].matrix != before[0]
+    for group, T_0_i in zip(view.body_groups, fk(arm, q)):
+        np.testing.assert_allclose(_matrix(group), T_0_i, atol=1e-12)
+    np.testing.assert_array_equal(view.q, q)
+
+
+def test_update_rejects_a_wrong_q():
+    view = ArmView(samples.planar_2link(), backend="threejs")
+    with pytest.raises(ValueError, match="q: expected shape"):
+        view.update([0.0, 0.0, 0.0])
+
+
+def test_arrows_update_in_place_and_clear():
+    arm = samples.planar_3link()
+    view = ArmView(arm, backend="threejs")
+    origins = np.array([[0.0, 0, 0], [0.5, 0, 0], [1.0, 0, 0]])
+    view.show_arrows("f", origins, [[0, 1.0, 0], [0, 2.0, 0], [0, 0, 0]], color="#00ff00")
+    group = view._arrow_groups["f"]
+    meshes = group.children
+    assert len(meshes) == 6                                   # shaft + head per arrow
+    assert [m.visible for m in meshes] == [True, True, True, True, False, False]   # zero vector hidden
+    tip = _matrix(meshes[3]) @ [0, 0.5, 0, 1]                 # head of arrow 1 ends at origin + vector
+    np.testing.assert_allclose(tip[:3], [0.5, 2.0, 0.0], atol=1e-12)
+    view.show_arrows("f", origins, [[1.0, 0, 0], [0, 0, 0.5], [0, 3.0, 0]], color="#0000ff")
+    assert view._arrow_groups["f"] is group and all(a is b for a, b in zip(group.children, meshes))
+    assert all(m.visible for m in group.children)
+    np.testing.assert_allclose((_matrix(meshes[5]) @ [0, 0.5, 0, 1])[:3], [1.0, 3.0, 0.0], atol=1e-12)
+    assert view._arrow_materials["f"].color == "#0000ff"
+    view.show_arrows("f", origins[:1], [[0, 1.0, 0]])         # fewer arrows: the rest are hidden, not removed
+    assert len(group.children) == 6 and [m.visible for m in group.children] == [True, True] + [False] * 4
+    view.clear_arrows("f")
+    assert group not in view.root.children and view.arrow_names == ()
+    with pytest.raises(ValueError, match="no arrow set"):
+        view.clear_arrows("f")
+
+
+def test_arrows_in_body_frames_follow_the_pose():
+    arm = samples.planar_2link()
+    q = [np.pi / 2, 0.0]                                      # the arm points along +y
+    view = ArmView(arm, q, backend="threejs")
+    view.show_arrows("x", [[0.5, 0, 0]], [[1.0, 0, 0]], bodies=[0])
+    shaft, head = view._arrow_groups["x"].children
+    np.testing.assert_allclose((_matrix(shaft) @ [0, -0.5, 0, 1])[:3], [0.0, 0.5, 0.0], atol=1e-12)
+    np.testing.assert_allclose((_matrix(head) @ [0, 0.5, 0, 1])[:3], [0.0, 1.5, 0.0], atol=1e-12)
+    with pytest.raises(ValueError, match="bodies"):
+        view.show_arrows("x", [[0, 0, 0]], [[1, 0, 0]], bodies=[0, 1])
+
+
+def test_ghost_shows_a_second_pose():
+    arm = samples.ur5()
+    view = ArmView(arm, backend="threejs")
+    assert view.ghost_root.visible is False
+    q_ghost = _random_q(arm, 3)
+    view.set_ghost(q_ghost)
+    assert view.ghost_root.visible is True
+    for group, T_0_i in zip(view.ghost_groups, fk(arm, q_ghost)):
+        np.testing.assert_allclose(_matrix(group), T_0_i, atol=1e-12)
+    for group, T_0_i in zip(view.body_groups, fk(arm, np.zeros(arm.n))):   # the arm itself did not move
+        np.testing.assert_allclose(_matrix(group), T_0_i, atol=1e-12)
+    assert view.ghost_link_meshes[0].material.transparent is True
+    view.hide_ghost()
+    assert view.ghost_root.visible is False and view.ghost_q is None
+
+
+# --- back-end choice and the matplotlib fallback ------------------------------------------------------
+def test_backend_choice(monkeypatch):
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    monkeypatch.delenv("LESSONLIB_TESTING", raising=False)
+    monkeypatch.delenv("LESSONLIB_HEADLESS", raising=False)
+    assert not running_under_test() and choose_backend("auto") == "threejs"
+    monkeypatch.setenv("LESSONLIB_TESTING", "1")
+    assert running_under_test() and choose_backend("auto") == "matplotlib"
+    assert choose_backend("threejs") == "threejs"             # an explicit choice wins
+    monkeypatch.delenv("LESSONLIB_TESTING")
+    monkeypatch.setenv("LESSONLIB_HEADLESS", "1")
+    assert choose_backend("auto") == "matplotlib"
+    with pytest.raises(ValueError, match="backend"):
+        choose_backend("vtk")
+
+
+def test_auto_backend_under_pytest_is_matplotlib():
+    view = ArmView(samples.pendulum())                        # PYTEST_CURRENT_TEST is set in here
+    assert view.backend == "matplotlib"
+    bundle = view._repr_mimebundle_()
+    assert bundle["image/png"].startswith(b"\x89PNG") and bundle["text/plain"] == "ArmView('pendulum', backend='matplotlib')"
+
+
+@pytest.mark.parametrize("name", ["planar_2link", "seed002_7dof", "branched_tree", "scara"])
+def test_matplotlib_fallback_draws_every_segment_and_axis(name):
+    model = ALL[name]()
+    _, ax = new_figure(projection="3d")
+    q = _random_q(model, 2)
+    draw_arm_matplotlib(model, q, ax, com=True, ghost=np.zeros(model.n),
+                        arrows={"f": (np.zeros((1, 3)), np.ones((1, 3)), "red")})
+    by_gid = {}
+    for line in ax.lines:
+        by_gid.setdefault(line.get_gid(), []).append(line)
+    segments = geometry.link_segments(model)
+    assert len(by_gid["link"]) == len(segments)
+    assert len(by_gid["joint-axis"]) == model.n
+    assert len(by_gid["ghost"]) == len(segments)
+    a, b = geometry.segment_endpoints(model, fk(model, q), segments)
+    x, y, z = by_gid["link"][-1].get_data_3d()
+    np.testing.assert_allclose(np.c_[x, y, z], [a[-1], b[-1]], atol=1e-12)
+    assert any(c.get_gid() == "arrow:f" for c in ax.collections)
+
+
+def test_matplotlib_view_keeps_state_and_image():
+    arm = samples.planar_2link()
+    view = ArmView(arm, backend="matplotlib")
+    image = view.widget
+    png0 = image.value
+    view.update([0.5, -0.5])
+    assert view.widget is image and image.value != png0
+    view.set_ghost([0.0, 0.0])
+    assert view.ghost_q is not None and image.value != png0
+
+
+# --- sliders ------------------------------------------------------------------------------------------
+def test_joint_sliders_names_grid_and_round_trip():
+    arm = samples.rpr_arm()                                   # R, P, R
+    q0 = [0.7854, 0.123, -2.5]
+    sliders = joint_sliders(arm, q0, step=0.01)
+    assert [s.description for s in sliders.sliders] == list(arm.joint_names)
+    assert [(s.min, s.max) for s in sliders.sliders] == [(-3.14, 3.14), (-0.3, 0.3), (-3.14, 3.14)]
+    np.testing.assert_array_equal(sliders.q, [0.79, 0.12, -2.5])      # snapped to the step grid
+    np.testing.assert_array_equal(sliders.value, sliders.q)
+    assert all(s.continuous_update and s.readout_format == ".2f" for s in sliders.sliders)
+    assert joint_sliders(arm, step=0.001).sliders[0].readout_format == ".3f"
+    for s in sliders.sliders:                                 # bounds and values are multiples of step
+        for x in (s.min, s.max, s.value):
+            assert abs(x / 0.01 - round(x / 0.01)) < 1e-9
+    sliders.q = [1.0, 0.5, -9.0]                              # out of range: clipped to the bounds
+    np.testing.assert_array_equal(sliders.q, [1.0, 0.3, -3.14])
+    assert repr(sliders) == "JointSliders('rpr_arm', n=3, step=0.01)"
+
+
+def test_joint_sliders_callbacks_and_limits():
+    arm = samples.planar_2link()
+    seen = []
+    sliders = joint_sliders(arm, on_change=seen.append, step=0.05, limits=[(-1.0, 1.0), (-0.52, 0.52)])
+    assert [(s.min, s.max) for s in sliders.sliders] == [(-1.0, 1.0), (-0.5, 0.5)]   # inside the limits
+    sliders.sliders[1].value = 0.25                           # one slider move: one call
+    assert len(seen) == 1 and np.array_equal(seen[0], [0.0, 0.25])
+    sliders.q = [0.5, -0.5]                                   # setting q as a whole: one call
+    assert len(seen) == 2 and np.array_equal(seen[1], [0.5, -0.5])
+    with pytest.raises(ValueError, match="limits"):
+        joint_sliders(arm, limits=[(1.0, -1.0), (0.0, 1.0)])
+    with pytest.raises(ValueError, match="step"):
+        joint_sliders(arm, step=0)
+
+
+def test_callback_errors_are_not_swallowed_outside_a_kernel():
+    sliders = joint_sliders(samples.pendulum())
+    sliders.observe(lambda q: [][1])
+    with pytest.raises(IndexError):
+        sliders.q = [0.5]
+
+
+# --- panels -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("plot", ["torque_bars", "mass_matrix"])
+def test_panel_slider_move_updates_view_and_plot(plot):
+    arm = samples.seed002_7dof()
+    panel = arm_panel(arm, plot=plot, backend="threejs")
+    png0 = panel.plot_image.value
+    panel.sliders.sliders[1].value = 1.0                      # the shoulder
+    q = panel.sliders.q
+    np.testing.assert_allclose(_matrix(panel.view.body_groups[-1]), fk(arm, q)[-1], atol=1e-12)
+    assert panel.plot_image.value != png0
+    if plot == "torque_bars":
+        heights = [bar.get_height() for bar in panel.plot.bars]
+        np.testing.assert_allclose(heights, gravity_torques(arm, q), atol=1e-12)
+    else:
+        np.testing.assert_allclose(panel.plot.image.get_array(), crba(arm, q), atol=1e-12)
+    assert repr(panel) == f"ArmPanel('seed002_7dof', plot={plot!r}, backend='threejs')"
+
+
+def test_panel_with_a_plot_function_and_bad_kind():
+    arm = samples.planar_2link()
+    calls = []
+
+    def plot_fn(ax, q):
+        calls.append(np.array(q))
+        ax.plot([0, 1], [0, q[0]])
+
+    panel = arm_panel(arm, plot=plot_fn, backend="threejs")
+    panel.sliders.q = [0.5, 0.0]
+    assert len(calls) == 2 and calls[-1][0] == 0.5
+    with pytest.raises(ValueError, match="plot"):
+        arm_panel(arm, plot="bode")
+
+
+def test_measure_update_latency_returns_numbers():
+    result = measure_update_latency(samples.planar_2link(), n_calls=5)
+    assert result.n_calls == 5 and 0.0 < result.median_ms <= result.p95_ms
+    assert "median" in str(result)
+    with pytest.raises(ValueError, match="n_calls"):
+        measure_update_latency(samples.planar_2link(), n_calls=0)
+
+
+# --- plot helpers and show_source ----------------------------------------------------------------------
+def test_plot_helpers_draw_what_they_are_given():
+    _, ax = new_figure()
+    bars = torque_bars(ax, [1.0, -2.0, 0.5], ["a", "b", "c"])
+    assert [b.get_height() for b in bars] == [1.0, -2.0, 0.5]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"]
+    M = np.array([[2.0, 0.5], [0.5, 1.0]])
+    im = heatmap(ax, M, labels=["q1", "q2"])
+    np.testing.assert_array_equal(im.get_array(), M)
+    assert [t.get_text() for t in ax.texts] == ["2.00", "0.50", "0.50", "1.00"]
+    lines = loglog_scaling(ax, [2, 4, 8], [[1e-4, 2e-4, 4e-4], [1e-4, 4e-4, 1.6e-3]], ["aba", "crba"])
+    assert [line.get_label() for line in lines] == ["aba", "crba"]
+    with pytest.raises(ValueError, match="times"):
+        loglog_scaling(ax, [2, 4], [[1.0, 2.0, 3.0]], ["x"])
+    t = np.linspace(0, 1, 11)
+    lines = trajectory_plot(ax, t, np.c_[t, t**2], ["q1", "q2"])
+    np.testing.assert_array_equal(lines[1].get_ydata(), t**2)
+
+
+def test_live_plot_redraws_only_when_something_changed():
+    live = LivePlot(3, 2, dpi=50)
+    bars = torque_bars(live.ax, [1.0, 2.0], ylim=3.0)
+    live.set_dynamic(bars)
+    first = live.png()
+    assert live.png() == first                                # background kept, same bars: same pixels
+    bars[0].set_height(-2.5)
+    assert live.png() != first
+
+
+def test_show_source_gives_the_real_source():
+    src = show_source(gravity_torques)
+    assert src.data == inspect.getsource(gravity_torques)
+    assert "rnea(model, q, zero, zero, gravity=gravity)" in src.data
+    assert repr(src).startswith("<source of lessonlib.dynamics.terms.gravity_torques:")
+    assert "<div" in src._repr_html_()                        # highlighted for the notebook

@@ -242,23 +242,25 @@ def _skew(p):
     return np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
 
 
-def _Ad(T):
-    """``Ad(T) = [[R, 0], [[p]R, R]]`` of a transform the caller built itself (no validation: the
-    inner loops' version of :func:`lessonlib.se3.Ad`).
+def _bracket(a, b):
+    """``ad(a) b = [ω_a × ω_b; ω_a × v_b + v_a × ω_b]`` (the Lie bracket of two twists), unvalidated.
 
-    >>> T = se3.exp(np.array([0.1, -0.2, 0.3, 1.0, 2.0, -1.0]))
-    >>> bool(np.allclose(_Ad(T), se3.Ad(T))), bool(np.allclose(_Ad_inv(T), se3.Ad(se3.inv(T))))
-    (True, True)
+    >>> a, b = np.arange(6.0), np.array([1.0, -1.0, 2.0, 0.5, 0.0, -3.0])
+    >>> bool(np.allclose(_bracket(a, b), se3.ad(a) @ b))
+    True
     """
-    R, p = T[:3, :3], T[:3, 3]
-    X = np.zeros((6, 6))
-    X[ANG, ANG] = X[LIN, LIN] = R
-    X[LIN, ANG] = _skew(p) @ R
-    return X
+    w_a, v_a, w_b, v_b = a[ANG], a[LIN], b[ANG], b[LIN]
+    return np.concatenate([np.cross(w_a, w_b), np.cross(w_a, v_b) + np.cross(v_a, w_b)])
 
 
 def _Ad_inv(T):
-    """``Ad(T⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]``, unvalidated (see :func:`_Ad`)."""
+    """``Ad(T⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]`` of a transform the caller built itself (no validation:
+    the inner loops' version of ``se3.Ad(se3.inv(T))``).
+
+    >>> T = se3.exp(np.array([0.1, -0.2, 0.3, 1.0, 2.0, -1.0]))
+    >>> bool(np.allclose(_Ad_inv(T), se3.Ad(se3.inv(T))))
+    True
+    """
     R, p = T[:3, :3], T[:3, 3]
     X = np.zeros((6, 6))
     X[ANG, ANG] = X[LIN, LIN] = R.T
@@ -279,14 +281,16 @@ def _space_terms(model, q, qd=None):
     ``d/dt Ad(T_0_j) S_j = ad(V_j) Ad(T_0_j) S_j`` (the column of joint ``j`` turns with body ``j``).
     """
     T = fk(model, q)
-    xi = np.array([_Ad(T[j]) @ model.S[j] for j in range(model.n)])
+    R, p, S = T[:, :3, :3], T[:, :3, 3], model.S
+    w = np.einsum("nij,nj->ni", R, S[:, ANG])
+    xi = np.concatenate([w, np.cross(p, w) + np.einsum("nij,nj->ni", R, S[:, LIN])], axis=1)   # Ad(T_0j) S_j
     V, Jdqd = np.zeros((model.n, 6)), np.zeros((model.n, 6))
     if qd is not None:
         for i in range(model.n):
             p = model.parent[i]
             V_p, b_p = (np.zeros(6), np.zeros(6)) if p == BASE else (V[p], Jdqd[p])
             V[i] = V_p + xi[i] * qd[i]
-            Jdqd[i] = b_p + qd[i] * (se3.ad(V[i]) @ xi[i])
+            Jdqd[i] = b_p + qd[i] * _bracket(V[i], xi[i])
     return _SpaceTerms(T, xi, V, Jdqd)
 
 
@@ -324,7 +328,7 @@ def _constraint_terms(cm, q, qd=None):
             V_a, b_a = st.V[c.body_a], st.Jdqd[c.body_a]
             V_b, b_b = (zero, zero) if c.body_b == BASE else (st.V[c.body_b], st.Jdqd[c.body_b])
             V_rel = X_A @ (V_a - V_b)
-            gamma.append((se3.ad(X_A @ V_a) @ V_rel - X_A @ (b_a - b_b))[rows])
+            gamma.append((_bracket(X_A @ V_a, V_rel) - X_A @ (b_a - b_b))[rows])
     return np.concatenate(phi), np.vstack(G), (None if qd is None else np.concatenate(gamma))
 
 
@@ -571,7 +575,8 @@ def forward_dynamics(cm, q, qd, tau, *, gravity=None, method="multipliers", baum
         alpha, beta = _check_baumgarte(baumgarte)
         gamma = gamma - 2.0 * alpha * (G @ qd) - beta**2 * phi
     if method == "multipliers":
-        K = np.block([[M, -G.T], [G, np.zeros((cm.m, cm.m))]])
+        K = np.zeros((cm.n + cm.m, cm.n + cm.m))
+        K[:cm.n, :cm.n], K[:cm.n, cm.n:], K[cm.n:, :cm.n] = M, -G.T, G
         return np.linalg.lstsq(K, np.concatenate([rhs, gamma]), rcond=None)[0][:cm.n]
     N = _null_space(G)
     qdd_p = np.linalg.pinv(G, rcond=RANK_TOL) @ gamma

@@ -1,0 +1,180 @@
+"""``lessonlib-grade``: grade a class's notebooks, or preview your own.
+
+Instructor::
+
+    lessonlib-grade --reference solutions/05_rnea.ipynb submissions/ --out grades.csv \\
+                    --json results.json --feedback feedback/ -j 2
+
+Student (a preview, not a grade)::
+
+    lessonlib-grade --self exercises/05_rnea.ipynb
+
+``--self`` grades the notebook exactly as the instructor's grader would (judge, clean kernel,
+fresh inputs) against the matching solution notebook if one is found (``solutions/<same name>``
+next to or above the notebook, or ``--solutions DIR``); otherwise against the check cells of the
+exercise's checker module, regenerated from the package (the notebook's own check cells are never
+trusted, so editing them changes nothing). It writes nothing unless asked.
+
+Exit status: 0 when grading ran, whatever the scores; 2 for usage errors (bad arguments, no or
+unusable reference, no submissions).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+
+from . import grader
+from .checker import exercise_for_notebook, load_exercise
+from .notebook import (CHECK_TAG, ReferenceNotebookError, _lessonlib_meta, _tags, load_reference,
+                       read_json_notebook, reference_from_nb, SubmissionError)
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="lessonlib-grade", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="Exit status: 0 when grading ran (whatever the scores), 2 for usage errors.")
+    p.add_argument("submissions", nargs="*", metavar="SUBMISSION.ipynb|DIR", help="notebooks or directories of them")
+    p.add_argument("--reference", metavar="SOLUTION.ipynb", help="the instructor's solution notebook")
+    p.add_argument("--self", dest="self_nb", metavar="NOTEBOOK", help="preview the grade of your own notebook")
+    p.add_argument("--solutions", metavar="DIR", help="(--self) where the solution notebooks are")
+    p.add_argument("--out", metavar="CSV", help="gradebook: one row per submission and check")
+    p.add_argument("--json", metavar="JSON", help="results with every message, by submission file name")
+    p.add_argument("--feedback", metavar="DIR", help="one Markdown feedback file per submission")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="grade N notebooks at a time")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per notebook (600)")
+    p.add_argument("--cell-timeout", type=float, default=60.0, metavar="S", help="seconds per cell (60)")
+    p.add_argument("--keep", action="store_true", help="keep the temporary graded runs (for debugging)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
+    return p
+
+
+def find_solution(notebook, solutions=None):
+    """The solution notebook matching ``notebook`` by file name, or None."""
+    name = Path(notebook).name
+    if solutions:
+        candidate = Path(solutions) / name
+        return candidate if candidate.is_file() else None
+    here = Path(notebook).resolve().parent
+    for d in [here, *here.parents]:
+        candidate = d / "solutions" / name
+        if candidate.is_file() and candidate.resolve() != Path(notebook).resolve():
+            return candidate
+    return None
+
+
+def reference_from_checker(notebook_path):
+    """A reference built from the student's own notebook with every check cell regenerated.
+
+    The exercise is the checker module named in the notebook's metadata or matched by file name.
+    Check cells are rebuilt from the module (source, points, expected verdict line); checks the
+    notebook lacks are appended; the answer cells and setup cells are the notebook's own.
+    """
+    data = read_json_notebook(notebook_path)
+    nb = nbformat.from_dict(data)
+    name = nb.metadata.get("lessonlib", {}).get("exercise") if isinstance(nb.metadata.get("lessonlib"), dict) else None
+    try:
+        exercise = load_exercise(name) if isinstance(name, str) else None
+    except ValueError:
+        exercise = None
+    exercise = exercise or exercise_for_notebook(Path(notebook_path).name)
+    if exercise is None:
+        raise ReferenceNotebookError(f"--self: {notebook_path} names no known exercise and no solution was found")
+    cells, placed = [], set()
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code" and CHECK_TAG in _tags(cell):
+            check = exercise.checks.get(_lessonlib_meta(cell).get("id"))
+            if check is None or check.id in placed:
+                continue
+            cells.append(_regenerated(check))
+            placed.add(check.id)
+        else:
+            cells.append(cell)
+    cells += [_regenerated(c) for cid, c in exercise.checks.items() if cid not in placed]
+    ref = copy.copy(nb)
+    ref.cells = cells
+    ref.metadata = {**nb.metadata, "lessonlib": {"exercise": exercise.name}}
+    reference = reference_from_nb(ref, os.fspath(notebook_path))
+    reference.note = f"checked against the checker module lessonlib.grading.exercises.{exercise.name} (no solution found)"
+    return reference
+
+
+def _regenerated(check):
+    from .authoring import check_cell                    # noqa: PLC0415
+    cell = check_cell(check)
+    cell.execution_count = 1
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=check.line + "\n")]
+    return cell
+
+
+def _self_preview(args):
+    path = args.self_nb
+    if not os.path.isfile(path):
+        return _usage(f"--self: no such notebook: {path}")
+    solution = find_solution(path, args.solutions)
+    try:
+        reference = load_reference(solution) if solution else reference_from_checker(path)
+    except (ReferenceNotebookError, SubmissionError) as exc:
+        return _usage(str(exc))
+    if solution:
+        reference.note = f"checked against {solution}"
+    options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
+    result = grader.grade_submission(reference, path, options)
+    print(f"PREVIEW (not a grade) — {reference.note}")
+    print(grader.feedback_markdown(result, title="Preview", preview=True))
+    _write(args, [result], preview=True)
+    return 0
+
+
+def _usage(message):
+    print(f"lessonlib-grade: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _write(args, results, preview=False):
+    if args.out:
+        grader.write_csv(results, args.out)
+    if args.json:
+        grader.write_json(results, args.json)
+    if args.feedback:
+        grader.write_feedback(results, args.feedback, title="Preview" if preview else "Feedback")
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.jobs < 1 or args.timeout <= 0 or args.cell_timeout <= 0:
+        return _usage("-j, --timeout and --cell-timeout must be positive")
+    if args.self_nb:
+        if args.reference or args.submissions:
+            return _usage("--self takes one notebook and no --reference")
+        return _self_preview(args)
+    if not args.reference:
+        return _usage("--reference SOLUTION.ipynb is required (or --self NOTEBOOK)")
+    if not args.submissions:
+        return _usage("no submissions given")
+    missing = [s for s in args.submissions if not os.path.exists(s)]
+    if missing:
+        return _usage(f"no such file or directory: {', '.join(missing)}")
+    try:
+        reference = load_reference(args.reference)
+        load_exercise(reference.exercise)
+    except ValueError as exc:
+        return _usage(str(exc))
+    submissions = grader.find_submissions(args.submissions, args.reference)
+    if not submissions:
+        return _usage("no .ipynb submissions found")
+    options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
+    results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet)
+    _write(args, results)
+    if not args.quiet:
+        print(grader.summary_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

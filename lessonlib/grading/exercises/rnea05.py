@@ -1,0 +1,252 @@
+"""Checks of exercise 05: the recursive Newton–Euler algorithm (seed 000 §2.2, seed 003, seed 004 §4.1).
+
+The student writes four functions; each check feeds them random inputs drawn from ``ctx.rng`` and
+compares with the library (``rnea_trace``, ``rnea``) and with identities that do not use the RNEA
+at all (moments of weights, Jacobian-transpose gravity, the CRBA mass matrix).
+
+========================  ======  ==========================================================
+check                     points  what it tests
+========================  ======  ==========================================================
+``rnea-static``           1       ``static_torques``: two horizontal rods (seed 003: τ = (20, 5))
+``rnea-static-tip``       1       ... with a point load at the tip (seed 003: τ = (40, 15))
+``rnea-outward-v``        1       ``outward_pass``: body twists ``v_i``
+``rnea-outward-a``        1       ``outward_pass``: spatial accelerations ``a_i`` (gravity as ``a_0``)
+``rnea-inward``           1       ``inward_pass``: joint torques from given ``v, a``
+``rnea-inward-fext``      1       ``inward_pass`` with external wrenches ``f_ext``
+``rnea-full-chain``       2       ``rnea`` on random chains (revolute and prismatic joints)
+``rnea-full-identities``  1       ``rnea`` against identities: Jacobian-transpose gravity, CRBA
+``rnea-full-ur5``         1       ``rnea`` on the UR5 (Modern Robotics' parameters)
+========================  ======  ==========================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import samples, spatial
+from ...conventions import ANG, LIN
+from ...dynamics import crba, rnea, rnea_trace
+from ...kinematics import body_twists, fk, jacobian
+from ...model import Joint, Model
+from ..checker import Exercise
+
+EXERCISE = Exercise(
+    "rnea05", notebook="05_rnea.ipynb", title="Lesson 05 — the recursive Newton–Euler algorithm",
+    blocked=("lessonlib.dynamics", "lessonlib.batch", "lessonlib.check", "lessonlib.kinematics:body_twists"),
+    copy_targets=("lessonlib.dynamics.rnea", "lessonlib.dynamics.rnea_classic", "lessonlib.dynamics.rnea_poe",
+                  "lessonlib.dynamics.denoc", "lessonlib.batch"))
+
+#: Seed 003's worked case: two 1 m / 1 kg rods, g = 10 m/s²; (20, 5) N·m, (40, 15) with 1 kg at the tip.
+SEED003 = dict(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=10.0)
+
+
+# --- reference quantities (judge side; never sent to the kernel) ------------------------------
+
+def two_rods(L1, L2, m1, m2, g, tip_mass=0.0):
+    """Seed 003's arm as a Model: uniform rods along body x, joints about z, gravity −y (g m/s²)."""
+    T2 = np.eye(4)
+    T2[0, 3] = L1
+    rod = lambda m, L: np.diag([0.0, m * L * L / 12, m * L * L / 12])   # noqa: E731
+    G1 = spatial.inertia(m1, [L1 / 2, 0, 0], rod(m1, L1))
+    G2 = spatial.inertia(m2, [L2 / 2, 0, 0], rod(m2, L2))
+    if tip_mass:
+        G2 = G2 + spatial.inertia(tip_mass, [L2, 0, 0], np.zeros((3, 3)))
+    z = [0.0, 0.0, 1.0]
+    return Model([-1, 0], [Joint("revolute", z), Joint("revolute", z)], [np.eye(4), T2], [G1, G2],
+                 gravity=[0.0, -g, 0.0], name="two_rods")
+
+
+def static_reference(L1, L2, m1, m2, g, tip_mass=0.0):
+    """Static torques two ways — moments of the weights, and the library's RNEA — which must agree."""
+    tau2 = g * (m2 * L2 / 2 + tip_mass * L2)
+    tau1 = g * (m1 * L1 / 2 + m2 * (L1 + L2 / 2) + tip_mass * (L1 + L2))
+    by_rnea = rnea(two_rods(L1, L2, m1, m2, g, tip_mass), [0, 0], [0, 0], [0, 0])
+    assert np.allclose(by_rnea, [tau1, tau2], atol=1e-9), "checker self-test: moments vs rnea"
+    return np.array([tau1, tau2])
+
+
+def random_chain(ctx, n_min=2, n_max=6):
+    """A random serial chain (revolute and prismatic joints, random geometry and inertias)."""
+    n = int(ctx.rng.integers(n_min, n_max + 1))
+    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
+
+
+def random_gravity(ctx):
+    """A gravity vector of random direction and a magnitude between 1 and 20 m/s²."""
+    g = ctx.rng.normal(size=3)
+    return g / np.linalg.norm(g) * ctx.rng.uniform(1.0, 20.0)
+
+
+def random_state(ctx, model):
+    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
+
+
+def base_acceleration(g):
+    a0 = np.zeros(6)
+    a0[LIN] = -np.asarray(g, dtype=float)
+    return a0
+
+
+def gravity_by_jacobians(model, q, g):
+    """``g(q) = −Σ m_i J_c,iᵀ g``: the gravity torques from COM Jacobians, without any RNEA."""
+    T = fk(model, q)
+    tau = np.zeros(model.n)
+    for i in range(model.n):
+        J = jacobian(model, q, body=i, frame="hybrid")                  # body-origin velocity, world axes
+        r = T[i][:3, :3] @ model.com[i]                                  # origin → COM, world axes
+        J_com = J[LIN] - np.cross(r, J[ANG].T).T                          # v_c = v_o + ω × r
+        tau -= model.mass[i] * J_com.T @ np.asarray(g, dtype=float)
+    return tau
+
+
+def pair(ctx, result, n, call):
+    """Unpack an ``(v, a)`` result into two (n, 6) arrays, failing readably."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        ctx.fail(f"expected a pair (v, a), got {type(result).__name__}"
+                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
+    return result
+
+
+# --- (a) static torques (seed 003) -------------------------------------------------------------
+
+@EXERCISE.check("rnea-static", points=1, functions=("static_torques",),
+                title="static torques of two horizontal rods")
+def static_no_load(ctx, static_torques):
+    cases = [SEED003] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
+                              m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
+                              g=ctx.rng.uniform(1.0, 20.0)) for _ in range(3)]
+    for c in cases:
+        call = "static_torques(L1={L1:.4g}, L2={L2:.4g}, m1={m1:.4g}, m2={m2:.4g}, g={g:.4g})".format(**c)
+        got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"])
+        ctx.expect_close("(tau1, tau2)", got, static_reference(**c), call=call,
+                         hint="each rod's weight acts at its middle; tau1 carries both rods, tau2 only the second")
+
+
+@EXERCISE.check("rnea-static-tip", points=1, functions=("static_torques",),
+                title="static torques with a load at the tip")
+def static_tip_load(ctx, static_torques):
+    cases = [dict(SEED003, tip_mass=1.0)] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
+                                                  m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
+                                                  g=ctx.rng.uniform(1.0, 20.0), tip_mass=ctx.rng.uniform(0.2, 3.0))
+                                             for _ in range(3)]
+    for c in cases:
+        call = ("static_torques(L1={L1:.4g}, L2={L2:.4g}, m1={m1:.4g}, m2={m2:.4g}, g={g:.4g}, "
+                "tip_mass={tip_mass:.4g})").format(**c)
+        got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"], tip_mass=c["tip_mass"])
+        ctx.expect_close("(tau1, tau2)", got, static_reference(**c), call=call,
+                         hint="the tip load's weight acts at L2 from joint 2 and at L1 + L2 from joint 1")
+
+
+# --- (b) outward pass ----------------------------------------------------------------------------
+
+def _outward_cases(ctx, trials=3):
+    for _ in range(trials):
+        model = random_chain(ctx)
+        q, qd, qdd = random_state(ctx, model)
+        g = random_gravity(ctx)
+        trace = rnea_trace(model, q, qd, qdd, gravity=g)
+        assert np.allclose(trace.v, body_twists(model, q, qd), atol=1e-9), "checker self-test: twists"
+        yield model, qd, qdd, g, trace
+
+
+@EXERCISE.check("rnea-outward-v", points=1, functions=("outward_pass",),
+                title="outward pass: body twists v_i")
+def outward_velocity(ctx, outward_pass):
+    for model, qd, qdd, g, trace in _outward_cases(ctx):
+        call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain"
+        v, _ = pair(ctx, ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), model.n, call)
+        ctx.expect_close("v (n, 6)", v, trace.v, call=call,
+                         hint="v_i = X_i v_(i-1) + S_i qd_i, starting from v_(-1) = 0")
+
+
+@EXERCISE.check("rnea-outward-a", points=1, functions=("outward_pass",),
+                title="outward pass: spatial accelerations a_i with gravity as a_0")
+def outward_acceleration(ctx, outward_pass):
+    for model, qd, qdd, g, trace in _outward_cases(ctx):
+        call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain, a0 = [0; -g]"
+        _, a = pair(ctx, ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), model.n, call)
+        ctx.expect_close("a (n, 6)", a, trace.a, call=call,
+                         hint="a_i = X_i a_(i-1) + S_i qdd_i + ad(v_i) S_i qd_i, starting from a0")
+
+
+# --- (c) inward pass -------------------------------------------------------------------------------
+
+@EXERCISE.check("rnea-inward", points=1, functions=("inward_pass",),
+                title="inward pass: joint torques from v and a")
+def inward(ctx, inward_pass):
+    for _ in range(3):
+        model = random_chain(ctx)
+        q, qd, qdd = random_state(ctx, model)
+        trace = rnea_trace(model, q, qd, qdd, gravity=random_gravity(ctx))
+        call = f"inward_pass(X, S, I, v, a) on a random {model.n}-link chain"
+        got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a)
+        ctx.expect_close("tau (n,)", got, trace.tau, call=call,
+                         hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i; tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
+
+
+@EXERCISE.check("rnea-inward-fext", points=1, functions=("inward_pass",),
+                title="inward pass with external wrenches f_ext")
+def inward_fext(ctx, inward_pass):
+    for _ in range(3):
+        model = random_chain(ctx)
+        q, qd, qdd = random_state(ctx, model)
+        g = random_gravity(ctx)
+        F = ctx.rng.normal(size=(model.n, 6))
+        trace = rnea_trace(model, q, qd, qdd, gravity=g, f_ext=F)
+        # independent identity: an environment wrench on body i changes tau by -J_i^T f_ext,i
+        shift = -sum(jacobian(model, q, body=i, frame="body").T @ F[i] for i in range(model.n))
+        assert np.allclose(trace.tau - rnea(model, q, qd, qdd, gravity=g), shift, atol=1e-8), "self-test: J^T f"
+        call = f"inward_pass(X, S, I, v, a, f_ext) on a random {model.n}-link chain"
+        got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a, f_ext=F)
+        ctx.expect_close("tau (n,)", got, trace.tau, call=call,
+                         hint="f_ext[i] is applied BY the environment ON body i: subtract it from f_i")
+
+
+# --- (d) the full RNEA ---------------------------------------------------------------------------
+
+@EXERCISE.check("rnea-full-chain", points=2, functions=("rnea",),
+                title="full RNEA on random chains")
+def full_chain(ctx, rnea_student):
+    arm = samples.planar_2link()                                   # seed 003 held horizontal
+    cases = [(arm, np.zeros(2), np.zeros(2), np.zeros(2), np.array([0.0, -10.0, 0.0]))]
+    for _ in range(3):
+        model = random_chain(ctx)
+        cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
+    for model, q, qd, qdd, g in cases:
+        call = f"rnea(model, q, qd, qdd, gravity=g) on {model.name!r} (n = {model.n})"
+        got = ctx.call(rnea_student, model, q, qd, qdd, gravity=g)
+        ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g), call=call)
+    model = cases[-1][0]
+    q, qd, qdd = random_state(ctx, model)
+    call = f"rnea(model, q, qd, qdd) with gravity=None on {model.name!r}"
+    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, qd, qdd), rnea(model, q, qd, qdd), call=call,
+                     hint="gravity=None means the model's default, model.gravity")
+
+
+@EXERCISE.check("rnea-full-identities", points=1, functions=("rnea",),
+                title="full RNEA against Jacobian-transpose gravity and the CRBA mass matrix")
+def full_identities(ctx, rnea_student):
+    model = random_chain(ctx, 3, 6)
+    q = ctx.rng.uniform(-np.pi, np.pi, model.n)
+    g = random_gravity(ctx)
+    zero = np.zeros(model.n)
+    call = "rnea(model, q, 0, 0, gravity=g): the gravity torques"
+    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
+                     gravity_by_jacobians(model, q, g), call=call,
+                     hint="with qd = qdd = 0 only gravity remains: tau = -sum_i m_i J_com,i^T g")
+    columns = [ctx.call(rnea_student, model, q, zero, np.eye(model.n)[j], gravity=np.zeros(3)) for j in range(model.n)]
+    for j, col in enumerate(columns):
+        ctx.expect_shape(f"column {j} of M", col, (model.n,), call="rnea(model, q, 0, e_j, gravity=0)")
+    ctx.expect_close("M = [rnea(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
+                     call=f"the mass matrix of a random {model.n}-link chain, column by column",
+                     hint="with qd = 0 and no gravity, rnea(q, 0, e_j) is column j of M(q), which is symmetric")
+
+
+@EXERCISE.check("rnea-full-ur5", points=1, functions=("rnea",),
+                title="full RNEA on the UR5 (Modern Robotics' parameters)")
+def full_ur5(ctx, rnea_student):
+    ur5 = samples.ur5()
+    theta = np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3])
+    cases = [(theta, 0.2 * np.ones(6), 0.1 * np.ones(6))] + [random_state(ctx, ur5) for _ in range(2)]
+    for q, qd, qdd in cases:
+        call = "rnea(ur5, q, qd, qdd) (default gravity (0, 0, -9.81))"
+        ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd), call=call)

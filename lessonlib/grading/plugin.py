@@ -1,0 +1,296 @@
+"""The pytest plugin (entry point ``pytest11``): grade notebooks with nbval as the engine.
+
+**Grading mode** — ``--lessonlib-reference SOLUTION.ipynb``: every other ``.ipynb`` given to pytest
+is a submission; each becomes one test item per check (``sub.ipynb::rnea-static``) that passes
+iff the check earned its points. Each submission is graded once, in its own graded run
+(:func:`lessonlib.grading.grader.grade_submission`: judge + ``pytest --nbval`` in a subprocess);
+``--lessonlib-jobs N`` grades N at a time up front with a progress bar. ``--lessonlib-out``,
+``--lessonlib-json`` and ``--lessonlib-feedback`` write the gradebook, the results and the
+feedback files at the end (not under pytest-xdist: use ``lessonlib-grade`` for that)::
+
+    pytest -p lessonlib.grading.plugin --lessonlib-reference solutions/05_rnea.ipynb submissions/ \\
+           --lessonlib-out grades.csv --lessonlib-jobs 2
+
+**Inner mode** — ``--lessonlib-inner-report FILE`` (used by the grader in the nbval subprocess, not
+by people): records each cell's outcome in FILE, detects a dead kernel at once instead of waiting
+for the cell timeout, caps every cell's captured output and every message's size, and kills the
+kernel's leftover children at the end.
+
+Without these options the plugin does nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from .limits import MAX_MESSAGE, OUTPUT_LIMIT
+
+_PR_SET_CHILD_SUBREAPER = 36
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("lessonlib", "lessonlib grading")
+    group.addoption("--lessonlib-reference", default=None, metavar="SOLUTION.ipynb",
+                    help="grade the given notebooks against this reference (solution) notebook")
+    group.addoption("--lessonlib-out", default=None, metavar="CSV", help="write the gradebook CSV here")
+    group.addoption("--lessonlib-json", default=None, metavar="JSON", help="write the results JSON here")
+    group.addoption("--lessonlib-feedback", default=None, metavar="DIR", help="write feedback files here")
+    group.addoption("--lessonlib-jobs", default=1, type=int, metavar="N", help="grade N submissions at a time")
+    group.addoption("--lessonlib-timeout", default=600.0, type=float, help="seconds per notebook")
+    group.addoption("--lessonlib-cell-timeout", default=60.0, type=float, help="seconds per cell")
+    group.addoption("--lessonlib-inner-report", default=None, help="(internal) per-cell report of a graded run")
+
+
+# --- inner mode: inside the nbval subprocess of a graded run ----------------------------------------
+
+class KernelDied(RuntimeError):
+    """The graded kernel is gone (crash, os._exit, a signal)."""
+
+
+def _set_subreaper():
+    """Orphans of the kernel (double forks) become our children, so we can stop them (Linux)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _limit_output(msg, budgets):
+    """Cap one iopub message in place: per-cell text budget, oversize displays dropped."""
+    parent = msg.get("parent_header", {}).get("msg_id")
+    kind, content = msg.get("msg_type"), msg.get("content", {})
+    left = budgets.get(parent, OUTPUT_LIMIT)
+    if kind == "stream":
+        text = content.get("text", "")
+        if left <= 0:
+            msg["parent_header"] = {"msg_id": "lessonlib-dropped"}        # nbval ignores it
+            return
+        if len(text) > left:
+            content["text"] = text[:left] + f"\n[lessonlib-grade: output beyond {OUTPUT_LIMIT} characters dropped]\n"
+        budgets[parent] = left - len(text)
+    elif kind in ("display_data", "execute_result"):
+        size = sum(len(str(v)) for v in content.get("data", {}).values())
+        if size > left:
+            content["data"] = {"text/plain": "[lessonlib-grade: display output too large, dropped]"}
+            size = 0
+        budgets[parent] = left - size
+    elif kind == "error":
+        content["traceback"] = [str(t)[:2000] for t in content.get("traceback", [])[-40:]]
+        content["evalue"] = str(content.get("evalue", ""))[:2000]
+
+
+def _install_guard():
+    import zmq
+    from jupyter_client.manager import KernelManager
+    import nbval.kernel
+    import nbval.plugin
+    from nbval.kernel import NbvalKernelspecManager, RunningKernel
+
+    def start_new_kernel(startup_timeout=60, kernel_name="python", **kwargs):
+        km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=NbvalKernelspecManager())
+        km.start_kernel(**kwargs)
+        kc = km.client()
+        kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=startup_timeout)
+        except RuntimeError:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            raise
+        return km, kc
+
+    class GuardedKernel(RunningKernel):
+        """nbval's kernel with capped outputs and immediate detection of a dead kernel."""
+
+        def __init__(self, *args, **kwargs):
+            self._budgets = {}
+            super().__init__(*args, **kwargs)
+
+        def get_message(self, stream, timeout=None):
+            msg = super().get_message(stream, timeout=timeout)
+            if stream == "iopub":
+                _limit_output(msg, self._budgets)
+            return msg
+
+        def await_reply(self, msg_id, timeout=None):
+            from queue import Empty
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                step = 0.5 if deadline is None else max(0.01, min(0.5, deadline - time.monotonic()))
+                try:
+                    msg = self.get_message(stream="shell", timeout=step)
+                except Empty:
+                    if not self.km.is_alive():
+                        raise KernelDied("the kernel died (crash, os._exit, sys.exit from a thread or a signal)")
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise
+                    continue
+                if msg["parent_header"].get("msg_id") == msg_id:
+                    if msg["content"]["status"] == "aborted":
+                        raise RuntimeError("Kernel aborted execution request")
+                    return
+
+    nbval.kernel.start_new_kernel = start_new_kernel
+    nbval.plugin.RunningKernel = GuardedKernel
+
+
+def _summary(text):
+    """The last meaningful lines of a failure report (ANSI codes stripped)."""
+    lines = [ln.rstrip() for ln in _ANSI.sub("", text).splitlines() if ln.strip()]
+    return "\n".join(lines[-3:])[-1500:]
+
+
+class _InnerReport:
+    def __init__(self, path):
+        self.path = path
+        open(path, "w").close()
+
+    def write(self, record):
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report):
+        m = re.search(r"Cell (\d+)$", report.nodeid)
+        if not m or report.when == "teardown" or (report.when == "setup" and report.passed):
+            return
+        text = report.longreprtext if report.failed else ""
+        reason = str(getattr(report, "wasxfail", ""))
+        self.write({"cell": int(m.group(1)), "when": report.when, "outcome": report.outcome,
+                    "timeout": "Timeout of" in text or "timed out" in reason or "Timeout" in reason,
+                    "died": "Kernel dead" in text or "kernel died" in text or "KernelDied" in text,
+                    "error": _summary(text) if text else reason[:300]})
+
+    @pytest.hookimpl
+    def pytest_unconfigure(self, config):
+        from .grader import descendants                   # noqa: PLC0415
+        for pid in descendants(os.getpid()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+
+
+# --- grading mode: submissions as test items ----------------------------------------------------
+
+class GradeFailure(Exception):
+    """A check that did not earn its points."""
+
+
+class _Grading:
+    def __init__(self, config):
+        from .grader import Options                      # noqa: PLC0415
+        from .notebook import load_reference              # noqa: PLC0415
+        opt = config.option
+        self.reference_path = os.path.realpath(opt.lessonlib_reference)
+        try:
+            self.reference = load_reference(opt.lessonlib_reference)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        self.options = Options(cell_timeout=opt.lessonlib_cell_timeout, timeout=opt.lessonlib_timeout)
+        self.jobs = opt.lessonlib_jobs
+        self.results = {}                                 # path -> SubmissionResult
+        self.config = config
+
+    def grade(self, path):
+        from .grader import grade_submission              # noqa: PLC0415
+        key = os.fspath(path)
+        if key not in self.results:
+            self.results[key] = grade_submission(self.reference, key, self.options)
+        return self.results[key]
+
+    @pytest.hookimpl
+    def pytest_collect_file(self, file_path, parent):
+        if file_path.suffix == ".ipynb" and os.path.realpath(file_path) != self.reference_path \
+                and ".ipynb_checkpoints" not in file_path.parts:
+            return SubmissionFile.from_parent(parent, path=file_path)
+        return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session):
+        paths = list(dict.fromkeys(os.fspath(item.path) for item in session.items if isinstance(item, CheckItem)))
+        if self.jobs > 1 and paths and not hasattr(self.config, "workerinput"):
+            from .grader import grade_batch              # noqa: PLC0415
+            graded = grade_batch(self.reference, [(os.path.basename(p), p) for p in paths], self.options,
+                                 jobs=self.jobs, progress=True)
+            self.results.update(zip(paths, graded))
+        return (yield)
+
+    @pytest.hookimpl
+    def pytest_sessionfinish(self, session):
+        from . import grader                              # noqa: PLC0415
+        if hasattr(self.config, "workerinput") or not self.results:
+            return
+        results = list(self.results.values())
+        opt = self.config.option
+        if opt.lessonlib_out:
+            grader.write_csv(results, opt.lessonlib_out)
+        if opt.lessonlib_json:
+            grader.write_json(results, opt.lessonlib_json)
+        if opt.lessonlib_feedback:
+            grader.write_feedback(results, opt.lessonlib_feedback)
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter):
+        from .grader import summary_table                 # noqa: PLC0415
+        if self.results:
+            terminalreporter.write_sep("=", "lessonlib grades")
+            terminalreporter.write_line(summary_table(list(self.results.values())))
+
+
+class SubmissionFile(pytest.File):
+    """A submission notebook: one item per check of the reference."""
+
+    def collect(self):
+        grading = self.config.pluginmanager.get_plugin("lessonlib-grading")
+        for c in grading.reference.checks:
+            yield CheckItem.from_parent(self, name=c.id, check_id=c.id)
+
+
+class CheckItem(pytest.Item):
+    """One check of one submission: passes iff it earned its points."""
+
+    def __init__(self, *, check_id, **kwargs):
+        super().__init__(**kwargs)
+        self.check_id = check_id
+
+    def runtest(self):
+        grading = self.config.pluginmanager.get_plugin("lessonlib-grading")
+        result = grading.grade(self.path).checks[self.check_id]
+        self.user_properties += [("points", result.points), ("max_points", result.max_points),
+                                 ("status", result.status)]
+        if result.status != "passed":
+            raise GradeFailure(f"{result.status}: {result.points}/{result.max_points}\n{result.message}")
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, GradeFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.name}::{self.check_id}"
+
+
+# --- registration ---------------------------------------------------------------------------------
+
+def pytest_configure(config):
+    opt = config.option
+    if getattr(opt, "lessonlib_inner_report", None):
+        _set_subreaper()
+        _install_guard()
+        config.pluginmanager.register(_InnerReport(opt.lessonlib_inner_report), "lessonlib-inner-report")
+    if getattr(opt, "lessonlib_reference", None):
+        config.pluginmanager.register(_Grading(config), "lessonlib-grading")

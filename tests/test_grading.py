@@ -1,0 +1,804 @@
+"""The grader: checkers, protocol, copy detector, notebooks, sandbox, judge, and graded runs.
+
+Kernel launches are the cost here (≈ 3 s of CPU each), so every graded submission of the hostile and
+normal cases is graded in ONE batch run of the CLI (``-j 2``) shared by a module fixture, and the
+tests assert on its per-submission results. A few more runs: nbval on the solution, the
+per-notebook timeout, ``--self`` and the pytest plugin.
+"""
+from __future__ import annotations
+
+import copy
+import csv
+import importlib
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+import nbformat
+import numpy as np
+import pytest
+
+from lessonlib.grading import authoring, copydetect, protocol
+from lessonlib.grading.checker import load_exercise, run_check
+from lessonlib.grading.client import CheckFailed, call_student, preview_seed
+from lessonlib.grading.grader import CSV_COLUMNS, JudgeProcess, Options, grade_submission
+from lessonlib.grading.notebook import (build_graded, load_reference, parse_student_id, read_submission,
+                                        ReferenceNotebookError)
+from lessonlib.grading.sandbox import build_sandbox
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"
+EXERCISE = ROOT / "exercises" / "05_rnea.ipynb"
+EX = load_exercise("rnea05")
+LINES = {cid: c.line for cid, c in EX.checks.items()}
+CHECK_IDS = list(EX.checks)
+PY = sys.executable
+
+
+def answers_of(path):
+    nb = nbformat.read(str(path), as_version=4)
+    return {c.metadata["lessonlib"]["id"]: c.source for c in nb.cells if "answer" in c.metadata.get("tags", [])}
+
+
+SOLVED = answers_of(SOLUTION)
+BLANK = answers_of(EXERCISE)
+
+
+def solution_namespace(keys=None):
+    """The solution's functions, defined by running its answer cells here (trusted code)."""
+    ns = {}
+    exec(nbformat.read(str(SOLUTION), as_version=4).cells[1].source, ns)           # the setup cell
+    for key in keys or SOLVED:
+        exec(SOLVED[key], ns)
+    return ns
+
+
+def make_submission(path, answers=(), *, student="student", mutate=None):
+    """A submission: the exercise notebook with some answer cells replaced (others stay stubs)."""
+    nb = nbformat.read(str(EXERCISE), as_version=4)
+    given = {"answer-student-id": f'student_id = "{student}"', **dict(answers)}
+    for cell in nb.cells:
+        key = cell.metadata.get("lessonlib", {}).get("id")
+        if "answer" in cell.metadata.get("tags", []) and key in given:
+            cell.source = given[key]
+    if mutate:
+        mutate(nb)
+    nbformat.write(nb, str(path))
+    return path
+
+
+def local(fn):
+    """A student function as the checkers see it in a preview (plain-data round trip)."""
+    def call(args, kwargs):
+        args = protocol.decode(protocol.json_roundtrip(protocol.encode(args)))
+        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs)))
+        return protocol.decode(protocol.json_roundtrip(call_student(fn, args, kwargs)), allow_model=False)
+    return call
+
+
+# --- checkers, previewed in this process ------------------------------------------------------------
+
+def test_every_check_passes_on_the_solution_and_prints_a_number_free_line():
+    ns = solution_namespace()
+    for cid, check in EX.checks.items():
+        for seed, student in ((7, "ana"), (8, "bob")):                 # other inputs, the same line
+            v = run_check(check, [local(ns[f]) for f in check.functions], seed=seed, student=student)
+            assert (v.passed, v.status, v.line) == (True, "passed", LINES[cid]), v.message
+        assert not re.search(r"\d\.\d|\d{2}", v.line)                  # no numeric answers leak
+
+
+def test_seed003_worked_example_is_the_first_static_case():
+    from lessonlib.grading.exercises.rnea05 import static_reference
+    assert static_reference(1, 1, 1, 1, 10).tolist() == [20.0, 5.0]
+    assert static_reference(1, 1, 1, 1, 10, tip_mass=1).tolist() == [40.0, 15.0]
+
+
+def test_failures_say_expected_and_got():
+    wrong = lambda L1, L2, m1, m2, g, tip_mass=0.0: np.array([g * (m1 + m2) * L1, g * m2 * L2])   # noqa: E731
+    v = run_check(EX.checks["rnea-static"], [local(wrong)], seed=1, student="s")
+    assert not v.passed and v.status == "failed"
+    assert "expected\n    [20.  5.]" in v.message and "got\n    [20. 10.]" in v.message
+    assert "static_torques(L1=1, L2=1, m1=1, m2=1, g=10)" in v.message
+    assert "hint:" in v.message
+
+
+def test_a_stub_or_a_bad_return_fails_readably():
+    def stub(*a, **k):
+        raise NotImplementedError("write rnea")
+    v = run_check(EX.checks["rnea-full-chain"], [local(stub)], seed=1, student="s")
+    assert v.status == "failed" and "raised NotImplementedError: write rnea" in v.message
+    v = run_check(EX.checks["rnea-outward-v"], [local(lambda *a: object())], seed=1, student="s")
+    assert "returned object" in v.message
+    v = run_check(EX.checks["rnea-outward-v"], [local(lambda *a: np.zeros(3))], seed=1, student="s")
+    assert "expected a pair (v, a)" in v.message
+
+
+def test_prints_of_the_student_function_do_not_reach_the_cell():
+    ns = solution_namespace(["answer-static"])
+
+    def noisy(*args, **kwargs):
+        print("debug", args)
+        return ns["static_torques"](*args, **kwargs)
+    v = run_check(EX.checks["rnea-static"], [local(noisy)], seed=1, student="s")
+    assert v.passed
+
+
+def test_library_stand_in_gives_used_library():
+    from lessonlib.grading.client import NotAvailableWhileGrading
+
+    def uses_library(*a, **k):
+        raise NotAvailableWhileGrading("lessonlib.dynamics.rnea is not available while grading")
+    v = run_check(EX.checks["rnea-full-ur5"], [local(uses_library)], seed=1, student="s")
+    assert v.status == "used-library"
+
+
+def test_inputs_depend_on_the_student_id():
+    seen = {}
+
+    def recorder(student):
+        def f(L1, L2, m1, m2, g, tip_mass=0.0):
+            seen.setdefault(student, []).append(L1)
+            return np.zeros(2)
+        return f
+    for student in ("alice", "bob", "alice"):
+        run_check(EX.checks["rnea-static-tip"], [local(recorder(student))],
+                  seed=preview_seed(student, "rnea-static-tip"), student=student)
+    assert seen["alice"][0] == 1.0 and seen["alice"][0] == seen["alice"][1]    # seed 003 case first
+    assert preview_seed("alice", "x") != preview_seed("bob", "x")
+
+
+def test_preview_check_in_process_raises_checkfailed(monkeypatch):
+    from lessonlib.grading import check
+    monkeypatch.delenv("LESSONLIB_JUDGE", raising=False)
+    with pytest.raises(CheckFailed, match="preview in this notebook"):
+        check("rnea-static", lambda *a, **k: np.zeros(2))
+    with pytest.raises(CheckFailed, match="unknown check"):
+        check("no-such-check", print)
+
+
+# --- protocol --------------------------------------------------------------------------------------------
+
+def test_protocol_round_trips_arrays_exactly_and_models():
+    from lessonlib import samples
+    x = np.random.default_rng(0).normal(size=(3, 6, 6))
+    arm = samples.ur5()
+    y = protocol.decode(protocol.json_roundtrip(protocol.encode({"X": x, "n": 3, "m": arm, "t": (1.5, [True])})))
+    assert np.array_equal(y["X"], x) and y["n"] == 3 and y["t"] == (1.5, [True])
+    assert np.array_equal(y["m"].inertia, arm.inertia) and y["m"].parent == arm.parent
+
+
+@pytest.mark.parametrize("value", [
+    {"__pickle__": "gASVAAAAAAAAAAA="},
+    {"__nd__": {"dtype": "O", "shape": [1], "data": ""}},
+    {"__nd__": {"dtype": "f8", "shape": [10**9], "data": ""}},
+    {"__nd__": {"dtype": "f8", "shape": [2], "data": "AAAA"}},
+    {"__model__": {}},                                   # judge side: models never come back
+    {"a": 1, "b": 2},
+], ids=["pickle", "object", "huge", "short-data", "model", "untagged-dict"])
+def test_protocol_refuses_anything_but_plain_data(value):
+    with pytest.raises(protocol.ProtocolError):
+        protocol.decode(value, allow_model=False)
+
+
+def test_protocol_refuses_complex_and_objects():
+    with pytest.raises(protocol.ProtocolError):
+        protocol.encode(np.array([1j]))
+    with pytest.raises(protocol.ProtocolError):
+        protocol.encode(object())
+
+
+# --- copy detector ------------------------------------------------------------------------------------------
+
+def _library_rnea_source():
+    return pathlib.Path(importlib.import_module("lessonlib.dynamics.rnea").__file__).read_text()
+
+
+def test_copy_detector_finds_the_pasted_library_and_spares_independent_solutions():
+    targets = copydetect.library_functions(EX.copy_targets)
+    pasted = copydetect.find_copies({"cell": _library_rnea_source()}, targets)
+    assert pasted and pasted[0].ratio >= 0.97
+    renamed = re.sub(r"\bv_p\b", "vel_parent", _library_rnea_source()).replace("for i in", "for k in")
+    renamed = re.sub(r"\[i\]", "[k]", renamed)
+    assert copydetect.find_copies({"cell": renamed}, targets)
+    assert copydetect.find_copies(SOLVED, targets) == []
+    independent = '''
+def rnea(model, q, qd, qdd, gravity=None):
+    n = model.n
+    g = model.gravity if gravity is None else np.asarray(gravity)
+    X = joint_transforms(model, q)
+    v = np.zeros((n, 6)); a = np.zeros((n, 6)); f = np.zeros((n, 6))
+    for i in range(n):
+        if i == 0:
+            v[i] = model.S[i] * qd[i]
+            a[i] = X[i] @ np.concatenate([np.zeros(3), -g]) + model.S[i] * qdd[i]
+        else:
+            v[i] = X[i] @ v[i-1] + model.S[i] * qd[i]
+            a[i] = X[i] @ a[i-1] + model.S[i] * qdd[i] + se3.ad(v[i]) @ model.S[i] * qd[i]
+        f[i] = model.inertia[i] @ a[i] + se3.ad_dual(v[i]) @ model.inertia[i] @ v[i]
+    tau = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        tau[i] = model.S[i] @ f[i]
+        if i > 0:
+            f[i-1] += X[i].T @ f[i]
+    return tau
+'''
+    best = max(copydetect.similarity(t, lib) for _, t in copydetect.tokens_of(independent) for _, lib in targets)
+    assert best < copydetect.THRESHOLD - 0.1
+
+
+# --- notebooks -------------------------------------------------------------------------------------------------
+
+def test_exercise_and_solution_are_in_sync():
+    ex, sol = nbformat.read(str(EXERCISE), as_version=4), nbformat.read(str(SOLUTION), as_version=4)
+    assert authoring.sync_errors(ex, sol) == []
+    assert [c.get("id") for c in ex.cells] == [c.get("id") for c in sol.cells]
+    ids = [c.metadata["lessonlib"]["id"] for c in sol.cells if "check" in c.metadata.get("tags", [])]
+    assert ids == CHECK_IDS and sum(EX.checks[i].points for i in ids) == 10
+    for c in ex.cells:
+        if "check" in c.metadata.get("tags", []):
+            assert c.metadata["editable"] is False and c.metadata["deletable"] is False
+    assert all(authoring.is_stub(s) for s in BLANK.values())
+    assert not any(authoring.is_stub(s) for k, s in SOLVED.items() if k != "answer-student-id")
+
+
+def test_the_sync_rule_can_fail():
+    ex, sol = nbformat.read(str(EXERCISE), as_version=4), nbformat.read(str(SOLUTION), as_version=4)
+    leaked = copy.deepcopy(ex)
+    next(c for c in leaked.cells if c.get("id") == "answer-rnea").source = SOLVED["answer-rnea"]
+    assert any("not a stub" in e for e in authoring.sync_errors(leaked, sol))
+    edited = copy.deepcopy(ex)
+    next(c for c in edited.cells if c.get("id") == "check-rnea-static").metadata["lessonlib"]["points"] = 5
+    assert authoring.sync_errors(edited, sol)
+
+
+def test_reference_needs_outputs_and_checks():
+    with pytest.raises(ReferenceNotebookError, match="no stored verdict"):
+        load_reference(EXERCISE)
+    assert load_reference(SOLUTION).max_points == 10
+
+
+def test_student_id_is_read_without_running_code():
+    assert parse_student_id('student_id = "s1234 (Ana)"') == "s1234__Ana_"
+    assert parse_student_id('student_id = "your-id-here"') is None
+    assert parse_student_id("student_id = input()") is None
+    assert parse_student_id("import os; os._exit(1)") is None
+
+
+def test_graded_notebook_takes_only_the_answers(tmp_path):
+    def tamper(nb):
+        nb.metadata["kernelspec"] = {"name": "evil", "display_name": "evil", "language": "python"}
+        for c in nb.cells:
+            if "check" in c.metadata.get("tags", []):
+                c.source = "print('forged')"
+                c.outputs = [nbformat.v4.new_output("stream", name="stdout", text="forged\n")]
+        moved = next(c for c in nb.cells if c.get("id") == "answer-static")
+        nb.cells.remove(moved)
+        moved.id = "renamed-cell"                              # still matched, by lessonlib.id
+        nb.cells.append(moved)
+    path = make_submission(tmp_path / "s.ipynb", {"answer-static": SOLVED["answer-static"]}, student="ana",
+                           mutate=tamper)
+    ref = load_reference(SOLUTION)
+    sub = read_submission(str(path), ref)
+    assert sub.student_id == "ana" and sub.answers["answer-static"] == SOLVED["answer-static"]
+    nb, roles = build_graded(ref, sub)
+    assert nb.metadata["kernelspec"]["name"] == "lessonlib-grade"
+    checks = [c for c, r in zip(nb.cells, roles) if r.kind == "check"]
+    assert [c.outputs[0]["text"] for c in checks] == [line + "\n" for line in LINES.values()]
+    assert all(not c.outputs for c, r in zip(nb.cells, roles) if r.kind == "answer")
+    assert [r.name for r in roles if r.kind == "check"] == CHECK_IDS
+
+
+def test_answers_fall_back_on_order_when_ids_are_lost(tmp_path):
+    def strip_ids(nb):
+        for i, c in enumerate(nb.cells):
+            c.metadata.pop("lessonlib", None) if "answer" in c.metadata.get("tags", []) else None
+            c.id = f"fresh-{i}"
+    path = make_submission(tmp_path / "s.ipynb", {"answer-inward": SOLVED["answer-inward"]}, mutate=strip_ids)
+    sub = read_submission(str(path), load_reference(SOLUTION))
+    assert sub.answers["answer-inward"] == SOLVED["answer-inward"]
+
+
+# --- sandbox: what a graded kernel can import -----------------------------------------------------------
+
+def test_sandbox_blocks_the_targets_and_other_robotics_libraries(tmp_path):
+    jupyter = build_sandbox(tmp_path / "sb", EX, judge_address="127.0.0.1:1", token="t", workdir=tmp_path)
+    spec = json.loads((jupyter / "kernels" / "lessonlib-grade" / "kernel.json").read_text())
+    assert spec["argv"][1:3] == ["-I", "-S"] and "{connection_file}" in spec["argv"]
+    assert not any("lessonlib.grading.exercises" in str(p) for p in (tmp_path / "sb").rglob("*.py"))
+    probe = r'''
+import json, sys
+cfg = json.load(open(sys.argv[1]))
+exec(open(sys.argv[2]).read().split("def main")[0])          # the _Denied finder
+sys.path[:] = [cfg["lib"]] + [p for p in sys.path if p] + cfg["site"]
+sys.meta_path.insert(0, _Denied(cfg["denied"], cfg["denied_prefixes"]))
+out = {}
+import lessonlib, lessonlib.kinematics, lessonlib.grading
+out["file"] = lessonlib.__file__
+for stmt in ["from lessonlib.dynamics import rnea", "import lessonlib.dynamics.rnea as m; m.rnea",
+             "lessonlib.kinematics.body_twists(None, None, None)", "import modern_robotics", "import pinocchio",
+             "import lessonlib.grading.judge", "import lessonlib.grading.exercises.rnea05"]:
+    try:
+        exec(stmt)
+        out[stmt] = "ok"
+    except BaseException as e:
+        out[stmt] = type(e).__name__
+from lessonlib import samples
+out["fk"] = lessonlib.kinematics.fk(samples.planar_2link(), [0, 0])[-1][0, 3]
+print(json.dumps(out))
+'''
+    res = subprocess.run([PY, "-I", "-S", "-c", probe, str(tmp_path / "sb" / "boot.json"),
+                          str(tmp_path / "sb" / "kernel_boot.py")], capture_output=True, text=True, timeout=60)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["file"].startswith(str(tmp_path / "sb" / "lib"))
+    assert out["from lessonlib.dynamics import rnea"] == "NotAvailableWhileGrading"
+    assert out["import lessonlib.dynamics.rnea as m; m.rnea"] == "NotAvailableWhileGrading"
+    assert out["lessonlib.kinematics.body_twists(None, None, None)"] == "NotAvailableWhileGrading"
+    assert out["import modern_robotics"] == out["import pinocchio"] == "ModuleNotFoundError"
+    assert out["import lessonlib.grading.judge"] == "ModuleNotFoundError"
+    assert out["import lessonlib.grading.exercises.rnea05"] == "ModuleNotFoundError"
+    assert out["fk"] == 1.0
+
+
+# --- the judge, spoken to directly -------------------------------------------------------------------------
+
+def test_judge_records_only_authenticated_correct_attempts(tmp_path):
+    import socket
+    from lessonlib.grading.client import _serve
+    ns = solution_namespace(["answer-static"])
+    judge = JudgeProcess(Options(max_attempts=2), "rnea05", "ana", str(tmp_path))
+    host, port = judge.address.rsplit(":", 1)
+
+    def attempt(check_id, fn, token=judge.token):
+        with socket.create_connection((host, int(port)), timeout=30) as s:
+            protocol.send(s, {"op": "begin", "token": token, "check": check_id, "functions": ["f"]})
+            try:
+                return _serve(s, [fn])
+            except (ConnectionError, OSError):
+                return None
+    try:
+        assert attempt("rnea-static", ns["static_torques"], token="wrong") is None
+        assert attempt("rnea-static", lambda *a, **k: np.zeros(2))["passed"] is False
+        assert attempt("rnea-static", ns["static_torques"])["line"] == LINES["rnea-static"]
+        assert "already judged" in attempt("rnea-static", ns["static_torques"])["message"]
+        assert attempt("no-such-check", ns["static_torques"])["passed"] is False
+    finally:
+        verdicts = judge.stop()
+    assert [(v["check"], v["attempt"], v["passed"]) for v in verdicts] == [("rnea-static", 1, False),
+                                                                           ("rnea-static", 2, True)]
+    assert judge.proc.poll() is not None
+
+
+# --- CLI usage errors (no kernels) --------------------------------------------------------------------------
+
+def _cli(*args, timeout=300):
+    return subprocess.run([PY, "-m", "lessonlib.grading.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def test_cli_usage_errors_exit_2(tmp_path, capsys):
+    from lessonlib.grading.cli import main
+    assert main([str(tmp_path)]) == 2                                            # no --reference
+    assert main(["--reference", str(SOLUTION), str(tmp_path / "nope.ipynb")]) == 2
+    assert main(["--reference", str(EXERCISE), str(SOLUTION)]) == 2             # reference without outputs
+    assert main(["--reference", str(SOLUTION), str(tmp_path)]) == 2             # empty directory
+    assert main(["--reference", str(SOLUTION)]) == 2
+    assert main(["--self", str(tmp_path / "nope.ipynb")]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["--jobs", "many"])
+    assert exc.value.code == 2
+    assert "no stored verdict output" in capsys.readouterr().err
+
+
+# --- graded runs: one batch of 20 submissions (hostile and normal), -j 2 -----------------------------------
+
+WRONG = {"answer-static": "def static_torques(L1, L2, m1, m2, g, tip_mass=0.0):\n    return np.zeros(2)\n",
+         "answer-outward": "def outward_pass(X, S, qd, qdd, a0):\n    return np.zeros((len(qd), 6)), np.zeros((len(qd), 6))\n",
+         "answer-inward": "def inward_pass(X, S, I, v, a, f_ext=None):\n    return np.zeros(len(S))\n",
+         "answer-rnea": "def rnea(model, q, qd, qdd, gravity=None):\n    return np.zeros(model.n)\n"}
+
+
+def _pasted_library():
+    """The library's RNEA module and its helpers, pasted as a student would (imports made absolute)."""
+    dyn = ROOT / "lessonlib" / "dynamics"
+    done, parts = set(), []
+
+    def paste(name):
+        if name in done:
+            return
+        done.add(name)
+        lines = []
+        for line in (dyn / f"{name}.py").read_text().splitlines():
+            m = re.match(r"from \.(\w+) import", line)
+            if m:
+                paste(m.group(1))
+                continue
+            if line.startswith("from __future__"):
+                continue
+            lines.append(re.sub(r"^from \.\.(\w*)", lambda mm: "from lessonlib" + ("." + mm.group(1) if mm.group(1)
+                                                                                    else ""), line))
+        parts.append("\n".join(lines))
+    paste("rnea")
+    return "\n\n".join(parts)
+
+
+HOSTILE_PRELUDE = "import sys, os, json, numpy as np\n"
+
+
+def _forge(kind):
+    lines = json.dumps(LINES)
+    if kind == "print":
+        return (f"import builtins\n_real = builtins.print\nLINES = {lines}\n"
+                "builtins.print = lambda *a, **k: _real(*LINES.values())\n")
+    if kind == "allclose":
+        return ("np.allclose = lambda *a, **k: True\nnp.isclose = lambda a, b, *r, **k: np.ones_like(a, dtype=bool)\n"
+                "np.testing.assert_allclose = lambda *a, **k: None\nnp.array_equal = lambda *a, **k: True\n")
+    if kind == "modules":
+        return (f"import types\nLINES = {lines}\nfake = types.ModuleType('lessonlib.grading')\n"
+                "fake.check = lambda cid, *f: print(LINES[cid])\n"
+                "for name in ['lessonlib.grading', 'lessonlib.grading.client', 'lessonlib.grading.checker']:\n"
+                "    sys.modules[name] = fake\n")
+    if kind == "checker":
+        return (f"LINES = {lines}\nimport lessonlib.grading.client as client\n"
+                "client._judged = lambda address, token, cid, fns: print(LINES[cid])\n"
+                "client._preview = lambda cid, fns: print(LINES[cid])\n")
+    raise ValueError(kind)
+
+
+def _read_reference(seen_path):
+    return f'''
+import glob
+seen = {{"cwd": os.getcwd(), "here": sorted(glob.glob("**/*", recursive=True)),
+        "up": sorted(glob.glob("../*.ipynb") + glob.glob("../../*.ipynb")),
+        "env": {{k: v for k, v in os.environ.items() if "ipynb" in v or "solution" in v.lower()}}}}
+LINES = {{}}
+try:
+    cmd = open(f"/proc/{{os.getppid()}}/cmdline").read().split("\\0")
+    for arg in cmd:
+        if arg.endswith(".ipynb"):
+            nb = json.load(open(arg))
+            seen["graded"] = arg
+            seen["graded_has_solution_code"] = ("tau1 = tau2" + " + g") in json.dumps(nb)
+            for cell in nb["cells"]:
+                meta = cell.get("metadata", {{}}).get("lessonlib", {{}})
+                if "id" in meta and cell.get("outputs"):
+                    LINES[meta["id"]] = cell["outputs"][0]["text"].strip()
+except Exception as exc:
+    seen["error"] = repr(exc)
+json.dump(seen, open({str(seen_path)!r}, "w"))
+import lessonlib.grading.client as client
+client._judged = lambda address, token, cid, fns: print(LINES.get(cid, "?"))
+'''
+
+
+LIBRARY_USE = {
+    "answer-static": '''
+def static_torques(L1, L2, m1, m2, g, tip_mass=0.0):
+    from lessonlib.dynamics import gravity_torques
+    return gravity_torques(None, [0, 0])
+''',
+    "answer-outward": '''
+def outward_pass(X, S, qd, qdd, a0):
+    from lessonlib.kinematics import body_twists
+    return body_twists(None, None, qd), None
+''',
+    "answer-inward": "from lessonlib.dynamics import rnea_trace\n" + "def inward_pass(X, S, I, v, a, f_ext=None):\n"
+                     "    return rnea_trace\n",
+    "answer-rnea": '''
+def rnea(model, q, qd, qdd, gravity=None):
+    from lessonlib.dynamics import rnea as library_rnea
+    return library_rnea(model, q, qd, qdd, gravity=gravity)
+''',
+}
+KI_LOOP = "\nwhile True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\n"
+
+
+def _move_checks_first(nb):
+    checks = [c for c in nb.cells if "check" in c.metadata.get("tags", [])]
+    nb.cells = checks[::-1] + [c for c in nb.cells if c not in checks]
+
+
+def _delete_checks(nb):
+    nb.cells = [c for c in nb.cells if "check" not in c.metadata.get("tags", [])]
+
+
+def _edit_checks(nb):
+    for c in nb.cells:
+        if "check" in c.metadata.get("tags", []):
+            line = LINES[c.metadata["lessonlib"]["id"]]
+            c.source = f"print({line!r})"
+            c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=line + "\n")]
+            c.execution_count = 1
+
+
+def _wrong_kernel(nb):
+    nb.metadata["kernelspec"] = {"name": "no-such-kernel", "display_name": "Nope", "language": "python"}
+
+
+def _submissions(d, seen_path):
+    s = {k: SOLVED[k] for k in SOLVED if k != "answer-student-id"}
+    ab = {k: SOLVED[k] for k in ("answer-static", "answer-outward")}
+    first = 'student_id = "mallory"\n'
+    subs = {
+        "solution": dict(answers=s),
+        "blank": dict(),
+        "partial": dict(answers=ab),
+        "wrong_kernel": dict(answers=s, mutate=_wrong_kernel),
+        "os_exit": dict(answers={**ab, "answer-outward": SOLVED["answer-outward"] + "\nos._exit(3)\n"}),
+        "segfault": dict(answers={**ab, "answer-inward": "import ctypes\nctypes.string_at(0)\n"}),
+        "sys_exit": dict(answers={**s, "answer-static": "sys.exit('bye')\n" + SOLVED["answer-static"]}),
+        "infinite_loop": dict(answers={**s, "answer-outward": SOLVED["answer-outward"] + KI_LOOP}),
+        "flood": dict(answers={**s, "answer-static": SOLVED["answer-static"]
+                               + "\nfor _ in range(100_000):\n    print('x' * 999)\n"}),
+        "redefine_print": dict(answers={**WRONG, "answer-student-id": first + _forge("print")}),
+        "patch_allclose": dict(answers={**WRONG, "answer-student-id": first + _forge("allclose")}),
+        "fake_modules": dict(answers={**WRONG, "answer-student-id": first + _forge("modules")}),
+        "patch_checker": dict(answers={**WRONG, "answer-student-id": first + _forge("checker")}),
+        "read_reference": dict(answers={**WRONG, "answer-student-id": first + _read_reference(seen_path)}),
+        "library_use": dict(answers=LIBRARY_USE),
+        "paste_library": dict(answers={**s, "answer-rnea": _pasted_library()}),
+        "reordered_checks": dict(answers={"answer-static": SOLVED["answer-static"]}, mutate=_move_checks_first),
+        "deleted_checks": dict(answers=ab, mutate=_delete_checks),
+        "edited_checks": dict(mutate=_edit_checks),
+    }
+    for name, spec in subs.items():
+        answers = {k: (HOSTILE_PRELUDE + v if name not in ("solution", "partial") else v)
+                   for k, v in spec.get("answers", {}).items()}
+        make_submission(d / f"{name}.ipynb", answers, student=name, mutate=spec.get("mutate"))
+    (d / "malformed.ipynb").write_text('{"cells": [{"cell_type": "code", "source": "x = 1"')
+    return sorted(p.name for p in d.glob("*.ipynb"))
+
+
+def _start(args, env=None, cwd=ROOT):
+    return subprocess.Popen([PY, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=cwd, env=env)
+
+
+def _finish(proc, timeout=600):
+    out, err = proc.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every graded run of this module, started together so their waits overlap.
+
+    The batch (20 submissions, -j 2) through the CLI; nbval on the solution in the current
+    environment; a per-notebook timeout; ``--self``; the pytest plugin on one submission.
+    """
+    d = tmp_path_factory.mktemp("submissions")
+    out = tmp_path_factory.mktemp("out")
+    names = _submissions(d, out / "seen.json")
+    other = tmp_path_factory.mktemp("other")
+    loop = make_submission(other / "loop.ipynb", {"answer-static": SOLVED["answer-static"] + KI_LOOP})
+    me = make_submission(other / "05_rnea.ipynb", {"answer-static": SOLVED["answer-static"]}, mutate=_edit_checks)
+    plugin_dir = tmp_path_factory.mktemp("plugin")
+    partial = make_submission(plugin_dir / "partial.ipynb", {k: SOLVED[k] for k in ("answer-static", "answer-outward")})
+    quiet = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    start = time.monotonic()
+    procs = {
+        "batch": _start(["-m", "lessonlib.grading.cli", "--reference", SOLUTION, d, "--out", out / "grades.csv",
+                         "--json", out / "results.json", "--feedback", out / "feedback", "-j", 2,
+                         "--cell-timeout", 10, "--timeout", 90]),
+        "nbval": _start(["-m", "pytest", "-p", "nbval.plugin", "-p", "no:cacheprovider", "--nbval",
+                         "--nbval-current-env", "-q", "-o", "addopts=", SOLUTION], env=quiet),
+        "timeout": _start(["-m", "lessonlib.grading.cli", "--reference", SOLUTION, loop, "--cell-timeout", 120,
+                           "--timeout", 6, "--keep", "-q", "--json", other / "loop.json"]),
+        "self": _start(["-m", "lessonlib.grading.cli", "--self", me, "--cell-timeout", 30, "--json",
+                        other / "me.json"]),
+        "plugin": _start(["-m", "pytest", "-p", "lessonlib.grading.plugin", "-p", "no:cacheprovider", "-o",
+                          "addopts=", "--rootdir", plugin_dir, "--lessonlib-reference", SOLUTION, "--lessonlib-out",
+                          plugin_dir / "g.csv", partial], env=quiet, cwd=plugin_dir),
+    }
+    done = {name: _finish(p) for name, p in procs.items()}
+    elapsed = time.monotonic() - start
+    results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else {}
+    return dict(done=done, names=names, results=results, out=out, other=other, plugin_dir=plugin_dir,
+                seen=out / "seen.json", elapsed=elapsed)
+
+
+@pytest.fixture(scope="module")
+def batch(runs):
+    return dict(runs, proc=runs["done"]["batch"])
+
+
+def _statuses(batch, name):
+    return {cid: c["status"] for cid, c in batch["results"][name]["checks"].items()}
+
+
+@pytest.mark.slow
+def test_batch_ran_and_wrote_a_row_per_submission_and_check(batch):
+    assert batch["proc"].returncode == 0, batch["proc"].stderr[-3000:]
+    assert len(batch["names"]) == 20 and sorted(batch["results"]) == batch["names"]
+    with open(batch["out"] / "grades.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert len(rows) - 1 == 20 * len(CHECK_IDS)
+    assert {(r[0], r[1]) for r in rows[1:]} == {(n, c) for n in batch["names"] for c in CHECK_IDS}
+    feedback = sorted(p.name for p in (batch["out"] / "feedback").glob("*.md"))
+    assert feedback == sorted(n.replace(".ipynb", ".md") for n in batch["names"])
+    text = (batch["out"] / "feedback" / "partial.md").read_text()
+    assert "**Score: 4 / 10**" in text and "`rnea-full-chain` — failed" in text and "NotImplementedError" in text
+    print(f"\nall graded runs: {batch['elapsed']:.1f} s; per submission (s):",
+          {n: batch["results"][n]["seconds"] for n in batch["names"]})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, total", [("solution", 10), ("blank", 0), ("partial", 4), ("wrong_kernel", 10)])
+def test_normal_submissions_get_what_they_earned(batch, name, total):
+    r = batch["results"][f"{name}.ipynb"]
+    assert (r["total"], r["max"]) == (total, 10), r
+    earned = {cid for cid, c in r["checks"].items() if c["status"] == "passed"}
+    expected = {"solution": set(CHECK_IDS), "wrong_kernel": set(CHECK_IDS), "blank": set(),
+                "partial": {"rnea-static", "rnea-static-tip", "rnea-outward-v", "rnea-outward-a"}}[name]
+    assert earned == expected
+    if name == "blank":
+        assert set(_statuses(batch, "blank.ipynb").values()) == {"failed"}
+        assert "NotImplementedError" in r["checks"]["rnea-static"]["message"]
+
+
+@pytest.mark.slow
+def test_malformed_json_is_unreadable_not_fatal(batch):
+    r = batch["results"]["malformed.ipynb"]
+    assert r["total"] == 0 and set(_statuses(batch, "malformed.ipynb").values()) == {"unreadable"}
+    assert "invalid JSON" in r["checks"]["rnea-static"]["message"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, total, dead_from", [("os_exit", 2, "rnea-outward-v"),
+                                                    ("segfault", 4, "rnea-inward")])
+def test_a_crashing_kernel_keeps_what_came_before(batch, name, total, dead_from):
+    r = batch["results"][f"{name}.ipynb"]
+    assert r["total"] == total
+    st = list(_statuses(batch, f"{name}.ipynb").values())
+    k = CHECK_IDS.index(dead_from)
+    assert set(st[:k]) == {"passed"} and set(st[k:]) == {"kernel-died"}
+
+
+@pytest.mark.slow
+def test_sys_exit_costs_only_its_own_cell(batch):
+    st = _statuses(batch, "sys_exit.ipynb")
+    assert st["rnea-static"] == st["rnea-static-tip"] == "error"
+    assert batch["results"]["sys_exit.ipynb"]["total"] == 8
+
+
+@pytest.mark.slow
+def test_infinite_loop_times_out_and_keeps_earlier_points(batch):
+    r = batch["results"]["infinite_loop.ipynb"]
+    st = list(_statuses(batch, "infinite_loop.ipynb").values())
+    assert r["total"] == 2 and st[:2] == ["passed"] * 2 and set(st[2:]) == {"timeout"}
+
+
+@pytest.mark.slow
+def test_100mb_of_output_is_dropped_and_grading_goes_on(batch):
+    r = batch["results"]["flood.ipynb"]
+    assert r["total"] == 10 and set(_statuses(batch, "flood.ipynb").values()) == {"passed"}
+
+
+def test_nbval_side_caps_each_cells_output():
+    from lessonlib.grading.limits import OUTPUT_LIMIT
+    from lessonlib.grading.plugin import _limit_output
+    budgets = {}
+    msgs = [{"msg_type": "stream", "parent_header": {"msg_id": "c1"}, "content": {"text": "x" * 40_000}}
+            for _ in range(3)]
+    for m in msgs:
+        _limit_output(m, budgets)
+    kept = [m for m in msgs if m["parent_header"]["msg_id"] == "c1"]
+    assert len(kept) == 2 and len(kept[0]["content"]["text"]) == 40_000
+    assert kept[1]["content"]["text"].startswith("x" * (OUTPUT_LIMIT - 40_000) + "\n[lessonlib-grade")
+    big = {"msg_type": "display_data", "parent_header": {"msg_id": "c2"}, "content": {"data": {"text/html": "y" * 10**6}}}
+    _limit_output(big, budgets)
+    assert big["content"]["data"] == {"text/plain": "[lessonlib-grade: display output too large, dropped]"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, status", [("redefine_print", "failed"), ("patch_allclose", "failed"),
+                                          ("fake_modules", "unverified"), ("patch_checker", "unverified"),
+                                          ("edited_checks", "failed")])
+def test_forged_verdicts_earn_nothing(batch, name, status):
+    r = batch["results"][f"{name}.ipynb"]
+    assert r["total"] == 0
+    assert set(_statuses(batch, f"{name}.ipynb").values()) == {status}
+    if status == "unverified":
+        assert all(c["nbval"] == "passed" and c["judge"] == "none" for c in r["checks"].values())
+
+
+@pytest.mark.slow
+def test_reading_the_notebooks_gives_nothing(batch):
+    r = batch["results"]["read_reference.ipynb"]
+    seen = json.loads(batch["seen"].read_text())
+    assert r["total"] == 0
+    assert seen["here"] == [] and seen["up"] == [] and seen["env"] == {}       # empty cwd, nothing nearby
+    assert seen.get("graded_has_solution_code") in (None, False)               # the graded notebook has no solution
+    assert str(SOLUTION) not in json.dumps(seen)
+    assert any(f.startswith("answer cell") and "open" in f for f in r["flags"])
+
+
+@pytest.mark.slow
+def test_calling_the_library_earns_nothing(batch):
+    r = batch["results"]["library_use.ipynb"]
+    assert r["total"] == 0
+    st = _statuses(batch, "library_use.ipynb")
+    assert set(st.values()) == {"used-library"}, r
+    assert "not available while grading" in r["checks"]["rnea-full-ur5"]["message"]
+
+
+@pytest.mark.slow
+def test_pasted_library_code_is_caught_by_the_copy_detector(batch):
+    r = batch["results"]["paste_library.ipynb"]
+    full = [c for c in CHECK_IDS if c.startswith("rnea-full")]
+    for cid in full:
+        c = r["checks"][cid]
+        assert c["status"] == "copied-from-library" and c["points"] == 0
+        assert c["judge"] == "pass"                      # it would have passed: only the detector stops it
+        assert "lessonlib.dynamics.rnea._rnea" in c["message"]
+    assert r["total"] == 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, total", [("reordered_checks", 2), ("deleted_checks", 4)])
+def test_moving_or_deleting_check_cells_changes_nothing(batch, name, total):
+    assert batch["results"][f"{name}.ipynb"]["total"] == total
+
+
+# --- the other graded runs ---------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_solution_passes_nbval_in_the_current_env(runs):
+    res = runs["done"]["nbval"]
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert re.search(r"\b15 passed\b", res.stdout), res.stdout[-500:]
+
+
+@pytest.mark.slow
+def test_notebook_timeout_kills_the_run(runs):
+    res = runs["done"]["timeout"]
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads((runs["other"] / "loop.json").read_text())["loop.ipynb"]
+    kept = next(n for n in r["notes"] if n.startswith("kept: ")).split()[1]
+    try:
+        assert r["seconds"] < 30
+        assert {c["status"] for c in r["checks"].values()} == {"timeout"} and r["total"] == 0
+        leftovers = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if kept.encode() in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
+                    leftovers.append(pid)
+            except OSError:
+                pass
+        assert leftovers == []                       # the kernel and nbval were killed with the run
+    finally:
+        import shutil
+        shutil.rmtree(kept, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_self_preview_without_solution_uses_the_checker_module(runs):
+    res = runs["done"]["self"]
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "PREVIEW (not a grade)" in res.stdout and "checker module" in res.stdout
+    me = json.loads((runs["other"] / "me.json").read_text())["05_rnea.ipynb"]
+    assert me["total"] == 2 and me["checks"]["rnea-static"]["status"] == "passed"     # edited check cells ignored
+    assert me["checks"]["rnea-outward-v"]["status"] == "failed"
+
+
+def test_self_finds_the_solution_by_file_name(tmp_path):
+    from lessonlib.grading.cli import find_solution
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "solutions" / "05_rnea.ipynb").write_text("{}")
+    assert find_solution(tmp_path / "exercises" / "05_rnea.ipynb") == tmp_path / "solutions" / "05_rnea.ipynb"
+    assert find_solution(tmp_path / "exercises" / "06_poe.ipynb") is None
+
+
+@pytest.mark.slow
+def test_pytest_plugin_grades_a_submission(runs):
+    res = runs["done"]["plugin"]
+    assert res.returncode == 1, res.stdout[-3000:]
+    assert "4 passed" in res.stdout and "5 failed" in res.stdout
+    assert "partial.ipynb::rnea-full-chain" in res.stdout and "lessonlib grades" in res.stdout
+    rows = list(csv.reader(open(runs["plugin_dir"] / "g.csv")))
+    assert len(rows) == 1 + len(CHECK_IDS) and rows[1][:2] == ["partial.ipynb", "rnea-static"]

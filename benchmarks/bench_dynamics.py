@@ -41,6 +41,7 @@ import importlib.util
 import platform
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,7 @@ sys.path.insert(0, str(HERE))
 
 import peers  # noqa: E402
 from lessonlib import batch, samples  # noqa: E402
+from lessonlib.complexity import operation_counts  # noqa: E402
 from lessonlib.dynamics import aba, crba, forward_dynamics, rnea  # noqa: E402
 
 
@@ -193,7 +195,9 @@ def urdf_robot(model, q, qd, qdd, want_tau, libs):
     """Robotics Toolbox's own URDF import of the same file: checked, and reported."""
     rtb = libs["roboticstoolbox"]
     try:
-        robot = rtb.Robot.URDF(samples.robot_path("panda"))
+        with warnings.catch_warnings():                  # Robot.URDF is deprecated in rtb 1.5, still works
+            warnings.simplefilter("ignore", DeprecationWarning)
+            robot = rtb.Robot.URDF(samples.robot_path("panda"))
         got = robot.rne(q, qd, qdd, gravity=model.gravity)
         err = peers.agreement("rtb.Robot.URDF", got, want_tau, tol=np.inf)
         print(f"  {'rtb.Robot.URDF(panda.urdf).rne (Python)':44s} {err:.1e}  <- its URDF import differs; not timed"
@@ -290,8 +294,11 @@ def seed002(rounds, rows):
         print(f"  {label:44s} {med * 1e3:8.2f} ms   time / classic Newton–Euler {med / base:5.2f}")
         rows.append(dict(robot=model.name, samples=len(Q), implementation=label, median_ms=med * 1e3,
                          relative_to_classic_newton_euler=med / base))
-    print("  (seed 002 reports DeNOC 2.86 s vs Newton-Euler 8.98 s, i.e. 0.32; see lessonlib.complexity"
-          " for operation counts)")
+    print("  (seed 002 reports DeNOC 2.86 s vs Newton-Euler 8.98 s, i.e. 0.32)")
+    counts = operation_counts(model.n)
+    print(f"  operation counts for n = {model.n} (lessonlib.complexity, structured): "
+          + ", ".join(f"{name} {counts[name].mul} mul + {counts[name].add} add" for name in ("rnea", "denoc"))
+          + f"; DeNOC / RNEA = {counts['denoc'].total / counts['rnea'].total:.2f}")
 
 
 # --- 4. scaling ----------------------------------------------------------------------------------------
@@ -333,13 +340,17 @@ def plot(lengths, table, path):
     except ImportError:
         print("  (matplotlib not installed: no plot)")
         return
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
     fig, ax = plt.subplots(figsize=(7, 5))
     for name, t in table.items():
         ax.loglog(lengths, np.array(t) * 1e6, "o-", label=name)
     n = np.array(lengths, dtype=float)
-    t0 = table["rnea"][0] * 1e6
-    ax.loglog(n, t0 * n / n[0], "k:", lw=1, label="∝ n")
-    ax.loglog(n, t0 * (n / n[0]) ** 2, "k--", lw=1, label="∝ n²")
+    t_end = table["rnea"][-1] * 1e6                    # reference slopes through rnea's last point
+    ax.loglog(n, t_end * n / n[-1], "k:", lw=1, label="∝ n")
+    ax.loglog(n, t_end * (n / n[-1]) ** 2, "k--", lw=1, label="∝ n²")
+    ax.set_xticks(lengths)
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("number of joints n (samples.chain(n))")
     ax.set_ylabel("median time per call (µs)")
     ax.set_title("lessonlib dynamics: cost against chain length")

@@ -30,7 +30,10 @@ def _rodrigues(model, q):
     coefficient does not matter). See ``Model._precompute_kinematics`` for the identities.
     """
     theta = model._joint_scale * q
-    return np.where(model._joint_is_revolute, np.sin(theta), theta), 1.0 - np.cos(theta)
+    s = np.sin(theta)
+    if model._prismatic_joints.size:                     # a prismatic joint slides: θ in place of sin θ
+        s[model._prismatic_joints] = theta[model._prismatic_joints]
+    return s, 1.0 - np.cos(theta)
 
 
 def fk(model, q):

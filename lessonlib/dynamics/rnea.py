@@ -53,15 +53,16 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
         v[i] = X[i].dot(v_p) + vJ[i]
         a[i] = X[i].dot(a_p) + aJ[i] - ad_vJ[i].dot(v[i])
     v, a = np.array(v).reshape(n, 6), np.array(a).reshape(n, 6)
-    f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))    # every body's Newton–Euler equation
+    F = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))    # every body's Newton–Euler equation
     if F_ext is not None:
-        f -= F_ext
+        F -= F_ext
+    f = list(F)                                          # f[i] is row i of F: updated in place
     for i in reversed(range(n)):                         # inward: forces
         p = parent[i]
         if p != BASE:
             f[p] += X[i].T.dot(f[i])
-    tau = (S * f).sum(axis=1)                            # τ_i = S_iᵀ f_i
-    return tau, X, v, a, f
+    tau = (S * F).sum(axis=1)                            # τ_i = S_iᵀ f_i
+    return tau, X, v, a, F
 
 
 def rnea(model, q, qd, qdd, *, gravity=None, f_ext=None):

@@ -14,8 +14,8 @@ the same quantity: above 1 means lessonlib is faster.
 
 Sections:
 
-1. per call, on the Franka Panda arm (7 DoF, ``samples.panda()``, from ``robots/panda.urdf``) and the
-   UR5 (6 DoF, ``samples.ur5()``, Modern Robotics' parameters): inverse dynamics (``rnea``,
+1. per call, on the Franka Panda arm (7 DoF, ``samples.panda()``, from ``robots/panda.urdf``), the
+   UR5 (6 DoF, ``samples.ur5()``, Modern Robotics' parameters) and seed 002's arm (7 DoF): inverse dynamics (``rnea``,
    ``rnea_classic``, ``rnea_poe``, ``denoc``), mass matrix (``crba``), forward dynamics (``aba``,
    ``forward_dynamics`` by every method); Pinocchio ``rnea/crba/aba``; Modern Robotics
    ``InverseDynamics/MassMatrix/ForwardDynamics``; Robotics Toolbox ``rne`` (C) and ``rne_python``
@@ -78,12 +78,14 @@ def ours_by_name():
 def measure(funcs, rounds, round_seconds=0.002):
     """Per-call seconds of each function: ``{name: (median, q1, q3, rounds, calls_per_round)}``.
 
-    Each function is warmed up and calibrated to about ``round_seconds`` per round; the rounds
-    interleave all functions (round-robin, starting one further along each round).
+    Each function is warmed up (20 ms of calls) and calibrated to about ``round_seconds`` per
+    round; the rounds interleave all functions (round-robin, starting one further along each round).
     """
     calls = {}
     for name, f in funcs.items():
-        f()
+        start = time.process_time()                      # warm-up: caches, lazy imports, CPU clock
+        while time.process_time() - start < 0.02:
+            f()
         start = time.process_time()
         k = 0
         while time.process_time() - start < round_seconds / 2 or k < 2:
@@ -396,6 +398,7 @@ def main(argv=None):
     per_call_rows, batch_rows, seed_rows, scaling_rows = [], [], [], []
     medians = per_call(samples.panda(), rounds, libs, per_call_rows)
     per_call(samples.ur5(), rounds, libs, per_call_rows)
+    per_call(samples.seed002_7dof(), rounds, libs, per_call_rows)     # its own modified-DH table
     report_targets(medians)
     trajectories(N, max(3, rounds // 8), libs, batch_rows)
     seed002(rounds, seed_rows)

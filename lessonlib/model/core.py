@@ -23,6 +23,7 @@ The Model is immutable: no algorithm changes it, and its arrays are read-only.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -279,7 +280,7 @@ class Model:
             a = a.reshape(1)
         if a.shape != (self.n,):
             raise ValueError(f"{name}: expected shape ({self.n},) for model {self.name!r}, got {a.shape}")
-        if not np.all(np.isfinite(a)):
+        if not math.isfinite(a.sum()) and not np.isfinite(a).all():     # cheap test first: hot path
             raise ValueError(f"{name}: contains non-finite values: {a}")
         return a
 

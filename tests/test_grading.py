@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -24,8 +25,8 @@ import pytest
 
 from lessonlib.grading import authoring, copydetect, protocol
 from lessonlib.grading.checker import load_exercise, run_check
-from lessonlib.grading.client import CheckFailed, call_student, preview_seed
-from lessonlib.grading.grader import CSV_COLUMNS, JudgeProcess, Options, grade_submission
+from lessonlib.grading.client import CheckFailed, local_function, preview_seed
+from lessonlib.grading.grader import CSV_COLUMNS, JudgeProcess, Options
 from lessonlib.grading.notebook import (build_graded, load_reference, parse_student_id, read_submission,
                                         ReferenceNotebookError)
 from lessonlib.grading.sandbox import build_sandbox
@@ -71,13 +72,7 @@ def make_submission(path, answers=(), *, student="student", mutate=None):
     return path
 
 
-def local(fn):
-    """A student function as the checkers see it in a preview (plain-data round trip)."""
-    def call(args, kwargs):
-        args = protocol.decode(protocol.json_roundtrip(protocol.encode(args)))
-        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs)))
-        return protocol.decode(protocol.json_roundtrip(call_student(fn, args, kwargs)), allow_model=False)
-    return call
+local = local_function                               # a student function as the checks see it in a preview
 
 
 # --- checkers, previewed in this process ------------------------------------------------------------
@@ -89,6 +84,22 @@ def test_every_check_passes_on_the_solution_and_prints_a_number_free_line():
             v = run_check(check, [local(ns[f]) for f in check.functions], seed=seed, student=student)
             assert (v.passed, v.status, v.line) == (True, "passed", LINES[cid]), v.message
         assert not re.search(r"\d\.\d|\d{2}", v.line)                  # no numeric answers leak
+
+
+def test_authoring_helper_runs_the_solution_checks_without_a_kernel():
+    verdicts = authoring.solution_verdicts(nbformat.read(str(SOLUTION), as_version=4))
+    assert {cid: v.passed for cid, v in verdicts.items()} == {cid: True for cid in CHECK_IDS}
+
+
+def test_check_ids_are_unique_across_all_exercise_modules():
+    from lessonlib.grading.checker import exercise_names
+    seen = {}
+    for name in exercise_names():
+        exercise = load_exercise(name)
+        for cid in exercise.checks:
+            assert cid not in seen, f"check {cid!r} is registered by both {seen[cid]} and {name}"
+            seen[cid] = name
+    assert set(CHECK_IDS) <= set(seen)
 
 
 def test_seed003_worked_example_is_the_first_static_case():
@@ -346,30 +357,33 @@ print(json.dumps(out))
 # --- the judge, spoken to directly -------------------------------------------------------------------------
 
 def test_judge_records_only_authenticated_correct_attempts(tmp_path):
-    import socket
-    from lessonlib.grading.client import _serve
+    from lessonlib.grading.client import _connect, _serve
     ns = solution_namespace(["answer-static"])
     judge = JudgeProcess(Options(max_attempts=2), "rnea05", "ana", str(tmp_path))
-    host, port = judge.address.rsplit(":", 1)
+    stranger = subprocess.Popen(["sleep", "60"])
 
     def attempt(check_id, fn, token=judge.token):
-        with socket.create_connection((host, int(port)), timeout=30) as s:
+        with _connect(judge.address) as s:
             protocol.send(s, {"op": "begin", "token": token, "check": check_id, "functions": ["f"]})
             try:
                 return _serve(s, [fn])
-            except (ConnectionError, OSError):
+            except (ConnectionError, OSError, struct.error):
                 return None
     try:
+        judge.trust(stranger.pid)                        # this process is not below the trusted one
+        assert attempt("rnea-static", ns["static_torques"]) is None
+        judge.trust(os.getpid())
         assert attempt("rnea-static", ns["static_torques"], token="wrong") is None
         assert attempt("rnea-static", lambda *a, **k: np.zeros(2))["passed"] is False
         assert attempt("rnea-static", ns["static_torques"])["line"] == LINES["rnea-static"]
         assert "already judged" in attempt("rnea-static", ns["static_torques"])["message"]
         assert attempt("no-such-check", ns["static_torques"])["passed"] is False
     finally:
+        stranger.kill()
         verdicts = judge.stop()
     assert [(v["check"], v["attempt"], v["passed"]) for v in verdicts] == [("rnea-static", 1, False),
                                                                            ("rnea-static", 2, True)]
-    assert judge.proc.poll() is not None
+    assert judge.proc.poll() is not None and not os.path.exists(judge.sockdir)
 
 
 # --- CLI usage errors (no kernels) --------------------------------------------------------------------------

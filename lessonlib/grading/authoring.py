@@ -27,7 +27,8 @@ import sys
 
 import nbformat
 
-from .checker import load_exercise
+from .checker import load_exercise, run_check
+from .client import local_function
 from .notebook import ANSWER_TAG, CHECK_TAG, _lessonlib_meta, _tags
 
 STUDENT_ID_LINE = 'student_id = "your-id-here"   # your student id, as your instructor asked for it'
@@ -141,6 +142,22 @@ def sync_errors(exercise_nb, solution_nb):
     if exercise is not None and set(exercise.checks) - seen:
         errors.append(f"checks registered but not in the notebook: {sorted(set(exercise.checks) - seen)}")
     return errors
+
+
+def solution_verdicts(solution_nb, *, seed=0):
+    """Run every check of a solution notebook here, on its own answer cells: ``{check id: Verdict}``.
+
+    Executes the notebook's code cells except the check cells in one namespace (trusted code: the
+    instructor's), then runs each check in-process — a fast test for an exercise author, no kernel.
+    """
+    namespace = {"__name__": "__solution__"}
+    for cell in solution_nb.cells:
+        if cell.cell_type == "code" and CHECK_TAG not in _tags(cell):
+            exec(compile(cell.source, f"<{cell.get('id', 'cell')}>", "exec"), namespace)
+    exercise = load_exercise(solution_nb.metadata["lessonlib"]["exercise"])
+    return {cid: run_check(check, [local_function(namespace[f]) for f in check.functions], seed=seed,
+                           student="author")
+            for cid, check in exercise.checks.items()}
 
 
 def main(argv=None):

@@ -74,8 +74,13 @@ class Check:
 
     @property
     def cell_metadata(self):
-        """The metadata of this check's locked check cell."""
-        return {"tags": ["check"], "editable": False, "deletable": False,
+        """The metadata of this check's locked check cell.
+
+        Tagged ``check`` and ``raises-exception``: a failing check does not stop JupyterLab's "Run
+        All" (nor nbval on the blank exercise); nbval still compares the output with the reference
+        verdict line, so a raised check never passes a graded run.
+        """
+        return {"tags": ["check", "raises-exception"], "editable": False, "deletable": False,
                 "lessonlib": {"id": self.id, "points": self.points}}
 
 
@@ -265,19 +270,27 @@ def load_exercise(name):
     return exercise
 
 
+def _loadable():
+    """``(exercise or None, error)`` for every exercise module: one broken module must not stop the others."""
+    for name in exercise_names():
+        try:
+            yield load_exercise(name), ""
+        except Exception as exc:                          # a colleague's module in progress
+            yield None, f"{name}: {type(exc).__name__}: {exc}"
+
+
 def exercise_for_notebook(filename):
     """The exercise whose notebook file name is ``filename`` (``05_rnea.ipynb``), or None."""
-    for name in exercise_names():
-        exercise = load_exercise(name)
-        if exercise.notebook == filename:
-            return exercise
-    return None
+    return next((ex for ex, _ in _loadable() if ex is not None and ex.notebook == filename), None)
 
 
 def find_check(check_id):
     """The registered :class:`Check` called ``check_id`` (searching every exercise module)."""
-    for name in exercise_names():
-        exercise = load_exercise(name)
-        if check_id in exercise.checks:
+    errors = []
+    for exercise, error in _loadable():
+        if exercise is not None and check_id in exercise.checks:
             return exercise.checks[check_id]
-    raise CheckFailed(f"unknown check {check_id!r}: is lessonlib up to date?")
+        if error:
+            errors.append(error)
+    raise CheckFailed(f"unknown check {check_id!r}: is lessonlib up to date?"
+                      + "".join(f"\n  (could not load {e})" for e in errors))

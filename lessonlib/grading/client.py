@@ -110,12 +110,25 @@ def _serve(sock, functions):
         protocol.send(sock, reply)
 
 
-def _judged(address, token, check_id, functions):
+def _connect(address):
+    """A socket to the judge: ``unix:/path`` or ``host:port``."""
+    if address.startswith("unix:"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(JUDGE_WAIT)
+        sock.connect(address[len("unix:"):])
+        return sock
     host, _, port = address.rpartition(":")
-    with socket.create_connection((host, int(port)), timeout=JUDGE_WAIT) as sock:
-        protocol.send(sock, {"op": "begin", "token": token, "check": check_id,
-                             "functions": [getattr(f, "__name__", "?") for f in functions]})
-        verdict = _serve(sock, functions)
+    return socket.create_connection((host, int(port)), timeout=JUDGE_WAIT)
+
+
+def _judged(address, token, check_id, functions):
+    try:
+        with _connect(address) as sock:
+            protocol.send(sock, {"op": "begin", "token": token, "check": check_id,
+                                 "functions": [getattr(f, "__name__", "?") for f in functions]})
+            verdict = _serve(sock, functions)
+    except (OSError, protocol.ProtocolError) as exc:
+        raise CheckFailed(f"[{check_id}] lost the connection to the grader's judge ({type(exc).__name__}: {exc})") from None
     if verdict.get("passed"):
         sys.stdout.write(str(verdict["line"]) + "\n")
         sys.stdout.flush()
@@ -144,21 +157,26 @@ def preview_seed(student, check_id):
     return int.from_bytes(hashlib.sha256(f"preview|{student}|{check_id}".encode()).digest()[:8], "big")
 
 
+def local_function(fn):
+    """A student function as a check sees it, called in this process (previews, authors' tests).
+
+    The same round trip as a graded run: the function gets fresh decoded inputs, and its result is
+    judged as the plain data it would have sent to the judge.
+    """
+    def call(args, kwargs):
+        args = protocol.decode(protocol.json_roundtrip(protocol.encode(args)))
+        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs)))
+        return protocol.decode(protocol.json_roundtrip(call_student(fn, args, kwargs)), allow_model=False)
+    return call
+
+
 def _preview(check_id, functions):
     from .checker import find_check, run_check       # noqa: PLC0415 (not shipped to graded kernels)
 
-    def local(fn):
-        def call(args, kwargs):
-            # The same round trip as a graded run: the function gets fresh decoded inputs and
-            # its result is judged as the plain data it would have sent.
-            args = protocol.decode(protocol.json_roundtrip(protocol.encode(args)))
-            kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs)))
-            return protocol.decode(protocol.json_roundtrip(call_student(fn, args, kwargs)), allow_model=False)
-        return call
-
     the_check = find_check(check_id)
     sid = student_id()
-    verdict = run_check(the_check, [local(f) for f in functions], seed=preview_seed(sid, check_id), student=sid)
+    verdict = run_check(the_check, [local_function(f) for f in functions], seed=preview_seed(sid, check_id),
+                        student=sid)
     if verdict.passed:
         sys.stdout.write(verdict.line + "\n")
         sys.stdout.flush()

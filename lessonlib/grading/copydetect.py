@@ -8,9 +8,9 @@ pasted code does not change the sequence. Two functions are compared with diffli
 ratio to a library function of at least :data:`MIN_TOKENS` tokens reaches :data:`THRESHOLD` is a
 copy.
 
-Calibration (see ``tests/test_grading.py``): the library's ``_rnea`` pasted verbatim scores 1.0,
-pasted with renamed variables and a changed loop header about 0.95; independent solutions written
-from the lesson's equations (one function, or outward/inward helpers) score 0.55–0.75. Small
+Calibration (see ``tests/test_grading.py``): the library's ``_rnea`` pasted verbatim or with
+renamed variables scores 1.0, with its loop body edited about 0.93; independent solutions written
+from the lesson's equations (one function, or outward/inward helpers) score 0.45–0.66. Small
 functions are not compared: a six-line formula has too few shapes to tell copying from
 convergence.
 

@@ -243,14 +243,20 @@ def copied_reach(answers, copies, roots):
 class JudgeProcess:
     """Start the judge on a socket bound here, read its verdict lines in the background, stop it.
 
-    The grader binds the listening socket and draws the token, so the kernel can be started at
-    once (its connection waits in the socket's backlog while the judge imports); the judge
-    inherits the socket and draws its secret seed itself.
+    The grader binds the listening Unix socket (in a fresh private directory) and draws the token,
+    so the kernel can be started at once (its connection waits in the backlog while the judge
+    imports); the judge inherits the socket and draws its secret seed itself. Once nbval runs,
+    :meth:`trust` tells the judge its process id: the judge then serves only processes below it
+    (the kernel), so another graded run's kernel cannot use this run's token.
     """
 
     def __init__(self, options, exercise, student, workdir):
-        server = socket.create_server(("127.0.0.1", 0))
-        self.address = f"127.0.0.1:{server.getsockname()[1]}"
+        self.sockdir = tempfile.mkdtemp(prefix="lg-")
+        path = os.path.join(self.sockdir, "judge.sock")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(16)
+        self.address = "unix:" + path
         self.token = secrets.token_hex(16)
         config = {"exercise": exercise, "student": student, "max_attempts": options.max_attempts,
                   "wait": options.cell_timeout + 30, "fd": server.fileno(), "token": self.token}
@@ -264,9 +270,19 @@ class JudgeProcess:
         self.lines = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
-        self.proc.stdin.write((json.dumps(config) + "\n").encode())
-        self.proc.stdin.flush()
+        self._send(config)
         self.verdicts = []
+
+    def _send(self, message):
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.flush()
+        except OSError:
+            pass                                          # a dead judge records nothing: no points
+
+    def trust(self, pid):
+        """Serve only the processes descending from ``pid`` (the run's nbval process)."""
+        self._send({"trust": int(pid)})
 
     def _read(self):
         for raw in self.proc.stdout:
@@ -287,6 +303,7 @@ class JudgeProcess:
         except subprocess.TimeoutExpired:
             kill_tree(self.proc)
         self.reader.join(timeout=10)
+        shutil.rmtree(self.sockdir, ignore_errors=True)
         verdicts = []
         while True:
             try:
@@ -301,19 +318,18 @@ class JudgeProcess:
 
 # --- one submission ------------------------------------------------------------------------------
 
-def _read_report(path):
-    cells = {}
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh.read(2**20).splitlines():
-                try:
-                    rec = json.loads(line)
-                    cells[int(rec["cell"])] = rec
-                except (ValueError, KeyError, TypeError):
-                    continue
-    except OSError:
-        pass
-    return cells
+def _read_report(stream, cells, limit=2**20):
+    """Collect nbval's per-cell records from the report pipe (at most ``limit`` bytes)."""
+    read = 0
+    for line in stream:
+        read += len(line)
+        if read > limit:
+            break
+        try:
+            rec = json.loads(line)
+            cells[int(rec["cell"])] = rec
+        except (ValueError, KeyError, TypeError):
+            continue
 
 
 def _tail(path, n=LOG_TAIL):
@@ -329,30 +345,44 @@ def _all_checks(reference, status, message):
     return {c.id: CheckResult(c.id, 0, c.points, status, message) for c in reference.checks}
 
 
-def _run_nbval(options, run_dir, nb_path, jupyter_path, report, deadline):
-    """Run ``pytest --nbval`` on the graded notebook in its own session; True if it finished in time."""
+def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
+    """Run ``pytest --nbval`` on the graded notebook in its own session.
+
+    Returns ``(finished in time, {code cell number: record})``; the records come through a pipe the
+    nbval process inherits (no file another process could rewrite).
+    """
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
     runtime = run_dir / "runtime"
     runtime.mkdir()
-    cmd = [options.python, "-I", "-m", "lessonlib.grading.nbval_run", "-p", "nbval.plugin", "-p", "lessonlib.grading.plugin",
-           "--nbval", "--nbval-kernel-name", KERNEL_NAME, "--nbval-cell-timeout", str(options.cell_timeout),
-           "--nbval-kernel-startup-timeout", "60", "--lessonlib-inner-report", str(report),
-           "-q", "--tb=no", "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", str(run_dir), str(nb_path)]
+    read_end, write_end = os.pipe()
+    cmd = [options.python, "-I", "-m", "lessonlib.grading.nbval_run", "-p", "nbval.plugin",
+           "-p", "lessonlib.grading.plugin", "--nbval", "--nbval-kernel-name", KERNEL_NAME,
+           "--nbval-cell-timeout", str(options.cell_timeout), "--nbval-kernel-startup-timeout", "60",
+           "--lessonlib-inner-report", f"fd:{write_end}", "-q", "--tb=no", "-p", "no:cacheprovider",
+           "-c", str(ini), "--rootdir", str(run_dir), str(nb_path)]
     env = clean_env(JUPYTER_PATH=jupyter_path, JUPYTER_RUNTIME_DIR=runtime, PYTEST_DISABLE_PLUGIN_AUTOLOAD=1,
                     PYTHONDONTWRITEBYTECODE=1)
-    with open(run_dir / "nbval.log", "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                cwd=run_dir, env=env, start_new_session=True)
+    cells = {}
+    with open(run_dir / "nbval.log", "wb") as log, os.fdopen(read_end, encoding="utf-8", errors="replace") as rep:
+        try:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
+        finally:
+            os.close(write_end)
+        judge.trust(proc.pid)
+        reader = threading.Thread(target=_read_report, args=(rep, cells), daemon=True)
+        reader.start()
         try:
             proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-            return True
+            finished = True
         except subprocess.TimeoutExpired:
-            kill_tree(proc)
-            return False
+            finished = False
         finally:
             if proc.poll() is None:
                 kill_tree(proc)
+        reader.join(timeout=10)
+    return finished, dict(cells)
 
 
 def grade_submission(reference, path, options=None, *, name=None, exercise=None, targets=None):
@@ -401,10 +431,8 @@ def _graded_run(reference, exercise, submission, copies, options, result):
         nb, roles = build_graded(reference, submission)
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
-        report = run_dir / "cells.jsonl"
-        finished = _run_nbval(options, run_dir, nb_path, jupyter_path, report, deadline)
+        finished, cells = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline)
         verdicts = judge.stop()
-        cells = _read_report(report)
         if not cells and finished:
             result.error = "nbval did not run the notebook:\n" + _tail(run_dir / "nbval.log")
         result.checks = _combine(reference, exercise, submission, copies, roles, cells, verdicts, finished,
@@ -412,6 +440,7 @@ def _graded_run(reference, exercise, submission, copies, options, result):
     finally:
         if judge is not None and judge.proc.poll() is None:
             kill_tree(judge.proc)
+            shutil.rmtree(judge.sockdir, ignore_errors=True)
         if options.keep:
             result.notes.append(f"kept: {root} (kernel cwd {workdir})")
         else:

@@ -1,14 +1,17 @@
 """The judge: the clean process that runs one graded run's checks (``python -I -m lessonlib.grading.judge``).
 
-The grader binds a listening socket on ``127.0.0.1`` (a random port), draws a one-time **token**,
+The grader binds a listening Unix socket in a fresh private directory, draws a one-time **token**,
 starts the judge with the socket inherited (so the kernel can start at once: its connection waits
 in the backlog) and writes one JSON line on the judge's stdin: ``{"exercise": ..., "student": ...,
-"fd": ..., "token": ..., "max_attempts": ..., "wait": ...}``. The judge then
+"fd": ..., "token": ..., "max_attempts": ..., "wait": ...}``; once nbval runs, a second line
+``{"trust": PID}`` names the run's nbval process. The judge then
 
 1. makes itself non-dumpable (Linux: other processes of the same user cannot read its memory or
    open its pipes through ``/proc``) and draws a **secret seed** from ``os.urandom`` — it never
    leaves this process;
-2. for each connection that starts with the token and a known check id, runs that check with
+2. for each connection from a process below the trusted one (checked with ``SO_PEERCRED`` and
+   ``/proc``: another graded run's kernel cannot use this run's judge, even with its token) that
+   starts with the token and a known check id, runs that check with
    proxies for the student's functions: inputs go to the kernel as plain data, results come back
    as plain data (:mod:`.protocol`); the random inputs come from
    ``sha256(secret, student, check, attempt)``, fresh for every attempt;
@@ -18,8 +21,8 @@ in the backlog) and writes one JSON line on the judge's stdin: ``{"exercise": ..
 
 At most ``max_attempts`` attempts per check id are judged in a run, so the expected values a failed
 attempt reveals cannot be replayed (the next attempt has other inputs) nor collected at length.
-The token is not a secret from the kernel (the kernel must present it); it only keeps other local
-processes and other graded runs out.
+The token is not a secret from the kernel (the kernel must present it); with the process check it
+keeps other local processes and other graded runs out.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ import hmac
 import json
 import os
 import socket
+import struct
 import sys
 import threading
 
@@ -49,6 +53,21 @@ def not_dumpable():
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+
+
+def descends_from(pid, ancestor, depth=32):
+    """True if process ``pid`` is ``ancestor`` or below it (Linux /proc)."""
+    for _ in range(depth):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                pid = int(fh.read().decode(errors="replace").rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 def attempt_seed(secret, student, check_id, attempt):
@@ -85,6 +104,21 @@ class Judge:
         self.attempts, self.lock = {}, threading.Lock()
         self.emit = emit or _emit
         self.server = server
+        self.trusted_pid, self.trusted = None, threading.Event()
+
+    def trust(self, pid):
+        """Serve only processes descending from ``pid`` (the graded run's nbval process)."""
+        self.trusted_pid = int(pid)
+        self.trusted.set()
+
+    def peer_ok(self, conn):
+        """Is the connecting process below the trusted one? (Linux Unix sockets; else the token decides.)"""
+        if conn.family != getattr(socket, "AF_UNIX", None) or not hasattr(socket, "SO_PEERCRED"):
+            return True
+        if not self.trusted.wait(timeout=self.wait):
+            return False
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        return descends_from(struct.unpack("3i", creds)[0], self.trusted_pid)
 
     def serve_forever(self):
         for _ in range(MAX_CONNECTIONS):
@@ -103,6 +137,8 @@ class Judge:
             pass                                           # a broken kernel: nothing to record
 
     def _handle(self, conn):
+        if not self.peer_ok(conn):
+            return
         begin = protocol.recv(conn)
         if begin.get("op") != "begin" or not hmac.compare_digest(str(begin.get("token", "")), self.token):
             return
@@ -152,7 +188,11 @@ def main():
                   token=str(config["token"]), max_attempts=int(config.get("max_attempts", MAX_ATTEMPTS)),
                   wait=float(config.get("wait", 120.0)))
     threading.Thread(target=judge.serve_forever, daemon=True).start()
-    sys.stdin.read()                                      # until the grader closes our stdin
+    for line in sys.stdin:                                # {"trust": pid} lines, until the grader closes stdin
+        try:
+            judge.trust(json.loads(line)["trust"])
+        except (ValueError, KeyError, TypeError):
+            continue
     server.close()
 
 

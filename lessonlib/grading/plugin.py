@@ -149,13 +149,26 @@ def _summary(text):
 
 
 class _InnerReport:
-    def __init__(self, path):
-        self.path = path
-        open(path, "w").close()
+    """Per-cell records, one JSON line each, to ``fd:N`` (a pipe from the grader) or a file path."""
+
+    def __init__(self, target):
+        if target.startswith("fd:"):
+            fd = int(target[3:])
+            os.set_inheritable(fd, False)                 # the kernel must not get the write end
+            self.fh = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+        else:
+            self.fh = open(target, "w", encoding="utf-8", buffering=1)
 
     def write(self, record):
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record) + "\n")
+        self.fh.write(json.dumps(record) + "\n")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        errors = [o for o in (getattr(item, "test_outputs", None) or []) if o.get("output_type") == "error"]
+        if errors:                                        # the cell's own exception, from its outputs
+            report.lessonlib_error = _ANSI.sub("", f"{errors[-1].get('ename')}: {errors[-1].get('evalue')}")[:1500]
+        return report
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report):
@@ -167,10 +180,11 @@ class _InnerReport:
         self.write({"cell": int(m.group(1)), "when": report.when, "outcome": report.outcome,
                     "timeout": "Timeout of" in text or "timed out" in reason or "Timeout" in reason,
                     "died": "Kernel dead" in text or "kernel died" in text or "KernelDied" in text,
-                    "error": _summary(text) if text else reason[:300]})
+                    "error": getattr(report, "lessonlib_error", None) or (_summary(text) if text else reason[:300])})
 
     @pytest.hookimpl
     def pytest_unconfigure(self, config):
+        self.fh.close()
         from .grader import descendants                   # noqa: PLC0415
         for pid in descendants(os.getpid()):
             try:
@@ -289,6 +303,8 @@ class CheckItem(pytest.Item):
 def pytest_configure(config):
     opt = config.option
     if getattr(opt, "lessonlib_inner_report", None):
+        from .judge import not_dumpable                   # noqa: PLC0415
+        not_dumpable()                                    # same-user processes cannot open our fds
         _set_subreaper()
         _install_guard()
         config.pluginmanager.register(_InnerReport(opt.lessonlib_inner_report), "lessonlib-inner-report")

@@ -545,3 +545,50 @@ def test_singular_choice_of_independent_coordinate_is_reported():
     with pytest.raises(ValueError, match="singular"):
         noc(by_rocker, four_bar_q(FOUR_BAR, th))
     assert noc(fb, four_bar_q(FOUR_BAR, th)).shape == (3, 1)          # the crank is fine there
+
+
+# ------------------------------------------------------------------------------------------------
+# exercise 12: the checker module, the solution and the blank notebook
+# ------------------------------------------------------------------------------------------------
+def _exercise12():
+    nbformat = pytest.importorskip("nbformat")
+    from pathlib import Path
+
+    from lessonlib.grading import authoring
+    from lessonlib.grading.checker import load_exercise, run_check
+    root = Path(__file__).resolve().parents[1]
+    return (nbformat, authoring, load_exercise("constrained12"), run_check,
+            nbformat.read(str(root / "solutions" / "12_constrained.ipynb"), as_version=4),
+            nbformat.read(str(root / "exercises" / "12_constrained.ipynb"), as_version=4))
+
+
+def test_exercise12_solution_passes_and_the_blank_is_in_sync():
+    _, authoring, ex, _, sol, blank = _exercise12()
+    assert authoring.sync_errors(blank, sol) == []
+    verdicts = authoring.solution_verdicts(sol)
+    assert {cid: v.passed for cid, v in verdicts.items()} == {cid: True for cid in ex.checks}
+    assert sum(c.points for c in ex.checks.values()) == 6
+
+
+def test_exercise12_checks_fail_readably_on_wrong_answers():
+    from lessonlib.grading.client import local_function as local
+    from lessonlib.grading.exercises.constrained12 import pin_gap_jacobian
+    _, _, ex, run_check, _, _ = _exercise12()
+    absolute = lambda q, lengths: pin_gap_jacobian([q[0], q[1] - q[0], q[2]], lengths)   # noqa: E731  q1 taken as θ3
+    v = run_check(ex.checks["fourbar-jacobian"], [local(absolute)], seed=1, student="s")
+    assert not v.passed and "expected" in v.message and "got" in v.message and "hint:" in v.message
+    wrong_sign = lambda J, tau, actuated: -np.ones(len(actuated))                        # noqa: E731
+    assert not run_check(ex.checks["fivebar-power"], [local(wrong_sign)], seed=1, student="s").passed
+
+
+def test_exercise12_blocks_the_constraint_layer_but_not_the_four_bar_itself():
+    from lessonlib.grading.exercises.constrained12 import EXERCISE
+    blocked = {b.partition(":")[2] for b in EXERCISE.blocked}
+    assert {"constraint_jacobian", "noc", "inverse_dynamics", "four_bar_lagrange", "_constraint_terms"} <= blocked
+    assert not {"four_bar", "four_bar_q", "four_bar_angles", "ClosedChainModel"} & blocked
+    import lessonlib.constraints.closed as closed
+    import lessonlib.constraints.mechanisms as mech
+    for target in EXERCISE.blocked:                      # every target names a real top-level function
+        module, _, name = target.partition(":")
+        assert callable(getattr({"lessonlib.constraints.closed": closed,
+                                 "lessonlib.constraints.mechanisms": mech}[module], name)), target

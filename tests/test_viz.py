@@ -358,6 +358,18 @@ def test_live_plot_redraws_only_when_something_changed():
     assert live.png() != first
 
 
+def test_package_exports_the_plot_helpers_notebooks_use():
+    import lessonlib.viz as viz
+    from lessonlib.viz import plots
+    assert viz.LivePlot is plots.LivePlot and viz.figure_png is plots.figure_png
+    assert {"LivePlot", "figure_png"} <= set(viz.__all__)
+    assert all(hasattr(viz, name) for name in viz.__all__)
+    fig, ax = viz.new_figure(2.0, 1.0, dpi=50)
+    ax.plot([0, 1], [0, 1])
+    png = viz.figure_png(fig)
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 100   # 2 in × 50 dpi wide
+
+
 def test_show_source_gives_the_real_source():
     src = show_source(gravity_torques)
     assert src.data == inspect.getsource(gravity_torques)

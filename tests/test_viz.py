@@ -370,6 +370,26 @@ def test_package_exports_the_plot_helpers_notebooks_use():
     assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 100   # 2 in × 50 dpi wide
 
 
+def test_new_figure_shows_as_png_without_the_inline_backend():
+    from IPython.core.formatters import PlainTextFormatter, PNGFormatter
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
+
+    fig, ax = new_figure(3.0, 2.0, dpi=50)
+    ax.plot([0, 1], [0, 1])
+    assert isinstance(fig, Figure)
+    png = PNGFormatter()(fig)                                 # a fresh kernel: no formatter registered
+    assert png.startswith(b"\x89PNG")
+    assert png == print_figure(fig, "png", bbox_inches="tight")   # the inline backend's default rendering
+    assert PlainTextFormatter()(fig) == repr(fig) == "<Figure size 150x100 with 1 Axes>"   # as a plain Figure's
+    inline = PNGFormatter()
+    inline.for_type(Figure, lambda f: b"from %matplotlib inline")
+    assert inline(fig) == b"from %matplotlib inline"          # the inline backend's printer still wins
+    empty, _ = new_figure()
+    empty.clear()
+    assert PNGFormatter()(empty) is None                      # an empty figure shows nothing
+
+
 def test_show_source_gives_the_real_source():
     src = show_source(gravity_torques)
     assert src.data == inspect.getsource(gravity_torques)

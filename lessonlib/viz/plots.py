@@ -8,7 +8,8 @@ Notebook authors call these and write no plotting code of their own. Each helper
 * :func:`torque_bars` — one bar per joint (``τ``, ``g(q)``, …), labelled by joint name;
 * :func:`heatmap` — a matrix (``M(q)``) with a colour bar and its entries;
 * :func:`loglog_scaling` — run time against ``n`` on log–log axes, with slope guides;
-* :func:`trajectory_plot` — joint trajectories against time.
+* :func:`trajectory_plot` — joint trajectories against time;
+* :func:`new_figure` — a detached Figure (:class:`NotebookFigure`: shown as a PNG in any kernel) and its Axes;
 * :func:`figure_png` — a Figure rendered to PNG bytes (for ``ipywidgets.Image``);
 * :class:`LivePlot` — a Figure redrawn in place fast enough for a slider (the still part is drawn
   once and kept; only the artists that change are drawn again).
@@ -35,9 +36,57 @@ _GID_LINK = "link"
 _GID_AXIS = "joint-axis"
 
 
+class NotebookFigure(Figure):
+    """A detached Figure that shows itself as a PNG in a notebook, with or without ``%matplotlib inline``.
+
+    A plain ``Figure`` made without pyplot is displayed as an image only once the inline backend has
+    registered its formatter (``%matplotlib inline``, or importing pyplot in the kernel); in a fresh
+    kernel it shows up as the text ``<Figure size …>``. This class adds ``_repr_png_``, rendered
+    like the inline backend does (IPython's ``print_figure`` with ``InlineBackend.print_figure_kwargs``,
+    default ``bbox_inches="tight"``). When the inline formatter *is* registered, IPython uses it
+    first, so the output is what it was. ``repr`` (the ``text/plain`` that nbval compares) is a plain
+    Figure's.
+    """
+
+    def __repr__(self):
+        return super().__repr__().replace(f"<{type(self).__name__} ", "<Figure ", 1)
+
+    def _repr_png_(self):
+        return inline_png(self)
+
+
+def inline_png(fig):
+    """``fig`` as PNG bytes the way ``%matplotlib inline`` shows it (cropped to its content); None if empty.
+
+    Uses the running kernel's ``InlineBackend.print_figure_kwargs`` when there is one.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import print_figure
+    except ImportError:                                   # no IPython: the whole canvas
+        return figure_png(fig) if fig.axes else None
+    kwargs = {"bbox_inches": "tight"}
+    shell = get_ipython()
+    if shell is not None:
+        try:
+            from matplotlib_inline.config import InlineBackend
+            kwargs = dict(InlineBackend.instance(parent=shell).print_figure_kwargs)
+        except ImportError:
+            pass
+    return print_figure(fig, "png", **kwargs)
+
+
 def new_figure(width=5.0, height=3.0, dpi=80, projection=None):
-    """A detached Figure (no pyplot: nothing is shown twice) and its one Axes."""
-    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    """A detached Figure (no pyplot: nothing is shown twice) and its one Axes.
+
+    The figure is a :class:`NotebookFigure`: as the last line of a cell, or in ``display(fig)``, it
+    shows as a PNG even in a kernel that never ran ``%matplotlib inline``.
+
+    >>> fig, ax = new_figure(3.0, 2.0, dpi=50)
+    >>> fig, inline_png(fig)[:4]                       # 150 × 100 pixels; shown as a PNG
+    (<Figure size 150x100 with 1 Axes>, b'\x89PNG')
+    """
+    fig = NotebookFigure(figsize=(width, height), dpi=dpi, layout="constrained")
     ax = fig.add_subplot(projection=projection)
     return fig, ax
 
@@ -243,4 +292,4 @@ def trajectory_plot(ax, t, Y, labels=None, *, ylabel=None, title=None):
 
 
 __all__ = ["draw_arm_matplotlib", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
-           "figure_png", "COLORS", "BAR_COLORS", "LivePlot"]
+           "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "LivePlot"]

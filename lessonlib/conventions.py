@@ -49,6 +49,13 @@ AGREE_ATOL = 1e-9
 AGREE_RTOL = 1e-8
 #: Tolerance used by the exercise checkers (students' code may sum in another order).
 GRADE_ATOL = 1e-6
+#: Closed chains: Newton stops when ``max |φ| <`` this (m or rad) (constraints.assemble / project).
+ASSEMBLY_TOL = 1e-12
+#: Closed chains: a state is "on the constraint" when ``|φ|``, ``|G q̇|``, ``|G q̈ − γ|`` are below this
+#: (relative to the size of the terms, plus this much absolutely).
+CONSISTENCY_TOL = 1e-7
+#: Singular values below ``RANK_TOL · σ_max`` count as zero (rank of a constraint Jacobian, SVD NOC).
+RANK_TOL = 1e-10
 
 
 def swap_order(x, *, columns=False):

@@ -64,7 +64,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import se3
-from ..conventions import ANG, BASE, LIN
+from ..conventions import ANG, ASSEMBLY_TOL, BASE, CONSISTENCY_TOL, LIN, RANK_TOL
 from ..dynamics import bias_forces, crba, rnea_trace
 from ..kinematics import fk
 from ..model import Model
@@ -80,13 +80,6 @@ __all__ = ["LoopConstraint", "ClosedChainModel", "CONSTRAINT_KINDS", "constraint
 CONSTRAINT_KINDS = {"revolute": (0, 1, 3, 4, 5), "point": (3, 4, 5), "planar_revolute": (3, 4)}
 #: Row labels (in A's axes) for tables and plots.
 _ROW_NAMES = ("n_x", "n_y", "n_z", "f_x", "f_y", "f_z")
-#: Newton stops when ``max |φ| <`` this (m or rad) in :func:`assemble` and :func:`project`.
-ASSEMBLY_TOL = 1e-12
-#: A state is "on the constraint" when ``|φ|``, ``|G q̇|`` and ``|G q̈ − γ|`` are below this
-#: (relative to the size of the terms, plus this much absolutely).
-CONSISTENCY_TOL = 1e-7
-#: Singular values below ``RANK_TOL · σ_max`` count as zero (rank of ``G``, SVD NOC).
-RANK_TOL = 1e-10
 NOC_METHODS = ("independent", "svd")
 FD_METHODS = ("multipliers", "noc")
 ID_METHODS = ("noc", "multipliers")

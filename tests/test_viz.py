@@ -348,6 +348,39 @@ def test_plot_helpers_draw_what_they_are_given():
     np.testing.assert_array_equal(lines[1].get_ydata(), t**2)
 
 
+def test_plot_helper_keywords_and_their_defaults():
+    _, ax = new_figure()
+    limits = lambda: tuple(float(y) for y in ax.get_ylim())
+    torque_bars(ax, [1.0, -2.0])
+    assert limits() == pytest.approx((-2.2, 2.2))                            # default: ±1.1 max |τ|
+    torque_bars(ax, [1.0, -2.0], ylim=3)
+    assert limits() == (-3.0, 3.0)                                         # a number: symmetric, as before
+    bars = torque_bars(ax, [0.2, 0.9], ylim=(0.0, 1.2))
+    assert limits() == (0.0, 1.2) and [b.get_height() for b in bars] == [0.2, 0.9]
+    for bad in ((1.0, 0.0), -1.0, (0.0, 1.0, 2.0), (0.0, np.inf)):
+        with pytest.raises(ValueError, match="ylim"):
+            torque_bars(ax, [1.0], ylim=bad)
+
+    t = np.linspace(0, 1, 11)
+    trajectory_plot(ax, t, t, ["q1"])
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("t (s)", "")
+    trajectory_plot(ax, t, t, ["q1"], xlabel="q̇ (rad/s)", ylabel="τ_f (N·m)")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("q̇ (rad/s)", "τ_f (N·m)")
+
+    n, times = [2, 4, 8, 16], [[1e-4, 2e-4, 4e-4, 8e-4]]
+    loglog_scaling(ax, n, times, ["rnea"])
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("n (joints)", "time (s)")
+    assert [x.get_text() for x in ax.get_xticklabels()] == ["2", "4", "8", "16"]
+    np.testing.assert_array_equal(ax.get_xticks(), n)
+    assert all(x.get_text() == "" for x in ax.get_xticklabels(minor=True))
+    loglog_scaling(ax, n, times, ["rnea"], unit="ms", xlabel="bodies", ylabel="µs per call", integer_ticks=False)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("bodies", "µs per call")
+    assert not np.array_equal(ax.get_xticks(), n)                            # matplotlib's log ticks
+    many = np.arange(2, 40)
+    loglog_scaling(ax, many, [many * 1e-5], ["aba"])
+    np.testing.assert_array_equal(ax.get_xticks(), many[::4])               # at most 10 labelled ticks
+
+
 def test_live_plot_redraws_only_when_something_changed():
     live = LivePlot(3, 2, dpi=50)
     bars = torque_bars(live.ax, [1.0, 2.0], ylim=3.0)

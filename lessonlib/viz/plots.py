@@ -21,6 +21,7 @@ import io
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from ..kinematics import fk
 from . import geometry
@@ -207,20 +208,40 @@ def _joint_labels(names, n):
     return list(names) if names is not None else [f"q{i + 1}" for i in range(n)]
 
 
+def _bar_range(ylim, values):
+    """``(lower, upper)`` of a bar plot from ``ylim``: None, a symmetric limit ``L`` or a pair."""
+    if ylim is None:
+        lim = 1.1 * max(float(np.max(np.abs(values))), 1e-9)
+        return -lim, lim
+    limits = np.asarray(ylim, dtype=float)
+    if limits.shape == () and np.isfinite(limits) and limits > 0:
+        return -float(limits), float(limits)
+    if limits.shape == (2,) and np.all(np.isfinite(limits)) and limits[0] < limits[1]:
+        return float(limits[0]), float(limits[1])
+    raise ValueError(f"ylim: expected a limit L > 0 (range ±L) or a pair (lower, upper) with lower < upper, got {ylim!r}")
+
+
 def torque_bars(ax, tau, names=None, *, ylabel="τ (N·m or N)", title=None, ylim=None):
     """One bar per joint, labelled by ``names``; returns the BarContainer.
 
-    ``ylim``: fixed symmetric limit (a panel keeps it fixed so bars move against a still scale);
-    default: the largest magnitude plus 10 %.
+    ``ylim``: a number ``L`` for the fixed symmetric range ``(−L, L)`` (a panel keeps it fixed so
+    bars move against a still scale), or a pair ``(lower, upper)`` for any range (e.g. ``(0, 1.2)``
+    for values that are never negative); default: ± the largest magnitude plus 10 %.
+
+    >>> _, ax = new_figure()
+    >>> limits = lambda: tuple(float(y) for y in ax.get_ylim())
+    >>> bars = torque_bars(ax, [1.0, -2.0])
+    >>> limits(), torque_bars(ax, [1.0, 0.5], ylim=(0.0, 1.5)) and limits()
+    ((-2.2, 2.2), (0.0, 1.5))
     """
     tau = np.asarray(tau, dtype=float).ravel()
     labels = _joint_labels(names, tau.size)
+    lower, upper = _bar_range(ylim, tau)
     ax.clear()
     bars = ax.bar(range(tau.size), tau, color=[BAR_COLORS[int(x < 0)] for x in tau])
     ax.axhline(0.0, color="black", lw=0.8)
     ax.set_xticks(range(tau.size), labels, rotation=30 if tau.size > 4 else 0, fontsize=8)
-    lim = ylim if ylim is not None else 1.1 * max(float(np.max(np.abs(tau))), 1e-9)
-    ax.set_ylim(-lim, lim)
+    ax.set_ylim(lower, upper)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize=9)
@@ -250,11 +271,20 @@ def heatmap(ax, M, *, labels=None, title=None, annotate=True, colorbar=False, vm
     return im
 
 
-def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s"):
+def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s", xlabel="n (joints)", ylabel=None,
+                   integer_ticks=True):
     """Run time against ``n`` on log–log axes: one line per row of ``times``, dashed guides of ``slopes``.
 
     ``times``: (k, len(n)) — row ``j`` labelled ``labels[j]``. The guides start at the first
-    point of the lowest curve, so "O(n)" and "O(n²)" can be read off directly.
+    point of the lowest curve, so "O(n)" and "O(n²)" can be read off directly. ``ylabel`` None:
+    ``"time (unit)"``. ``integer_ticks``: the x ticks sit at the values of ``n`` (every k-th when
+    there are more than 10) and read as plain numbers (``2, 4, 8``, not ``10⁰, 10¹``); False leaves
+    matplotlib's log ticks.
+
+    >>> _, ax = new_figure()
+    >>> lines = loglog_scaling(ax, [2, 4, 8, 16], [[1.0, 2.0, 4.0, 8.0]], ["rnea"], unit="ms")
+    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_ylabel()
+    (['2', '4', '8', '16'], 'time (ms)')
     """
     n = np.asarray(n, dtype=float)
     times = np.atleast_2d(np.asarray(times, dtype=float))
@@ -267,21 +297,34 @@ def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s"):
         ax.loglog(n, t0 * (n / n[0]) ** p, ls="--", lw=0.8, color="gray")
         ax.annotate(f"O(n{'' if p == 1 else '²' if p == 2 else '³' if p == 3 else f'^{p}'})",
                     (n[-1], t0 * (n[-1] / n[0]) ** p), fontsize=7, color="gray")
-    ax.set_xlabel("n (joints)")
-    ax.set_ylabel(f"time ({unit})")
+    if integer_ticks:
+        ticks = n if n.size <= 10 else n[::int(np.ceil(n.size / 10))]
+        ax.set_xticks(ticks, [f"{x:g}" for x in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"time ({unit})" if ylabel is None else ylabel)
     ax.legend(fontsize=8)
     return lines
 
 
-def trajectory_plot(ax, t, Y, labels=None, *, ylabel=None, title=None):
-    """Columns of ``Y`` (shape (len(t), k)) against time ``t``, one labelled line each; returns the lines."""
+def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title=None):
+    """Columns of ``Y`` (shape (len(t), k)) against ``t``, one labelled line each; returns the lines.
+
+    ``t`` is time by default; any other abscissa (a joint angle, a velocity) names itself with ``xlabel``.
+
+    >>> _, ax = new_figure()
+    >>> lines = trajectory_plot(ax, [0.0, 0.5, 1.0], [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]], ["M11", "M22"],
+    ...                         xlabel="q2 (rad)", ylabel="kg·m²")
+    >>> [line.get_label() for line in lines], ax.get_xlabel(), lines[1].get_ydata().tolist()
+    (['M11', 'M22'], 'q2 (rad)', [1.0, 2.0, 3.0])
+    """
     t = np.asarray(t, dtype=float)
     Y = np.asarray(Y, dtype=float).reshape(t.size, -1)
     ax.clear()
     lines = ax.plot(t, Y)
     for line, lab in zip(lines, _joint_labels(labels, Y.shape[1])):
         line.set_label(lab)
-    ax.set_xlabel("t (s)")
+    ax.set_xlabel(xlabel)
     if ylabel:
         ax.set_ylabel(ylabel)
     if title:

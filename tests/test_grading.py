@@ -466,7 +466,7 @@ def _read_reference(seen_path):
     return f'''
 import glob
 seen = {{"cwd": os.getcwd(), "here": sorted(glob.glob("**/*", recursive=True)),
-        "up": sorted(glob.glob("../*.ipynb") + glob.glob("../../*.ipynb")),
+        "up": sorted(glob.glob("../**/*", recursive=True)),
         "env": {{k: v for k, v in os.environ.items() if "ipynb" in v or "solution" in v.lower()}}}}
 LINES = {{}}
 try:
@@ -596,7 +596,7 @@ def runs(tmp_path_factory):
     procs = {
         "batch": _start(["-m", "lessonlib.grading.cli", "--reference", SOLUTION, d, "--out", out / "grades.csv",
                          "--json", out / "results.json", "--feedback", out / "feedback", "-j", 2,
-                         "--cell-timeout", 10, "--timeout", 90]),
+                         "--cell-timeout", 8, "--timeout", 90]),
         "nbval": _start(["-m", "pytest", "-p", "nbval.plugin", "-p", "no:cacheprovider", "--nbval",
                          "--nbval-current-env", "-q", "-o", "addopts=", SOLUTION], env=quiet),
         "timeout": _start(["-m", "lessonlib.grading.cli", "--reference", SOLUTION, loop, "--cell-timeout", 120,
@@ -725,7 +725,7 @@ def test_reading_the_notebooks_gives_nothing(batch):
     r = batch["results"]["read_reference.ipynb"]
     seen = json.loads(batch["seen"].read_text())
     assert r["total"] == 0
-    assert seen["here"] == [] and seen["up"] == [] and seen["env"] == {}       # empty cwd, nothing nearby
+    assert seen["here"] == [] and seen["up"] == ["../cwd"] and seen["env"] == {}   # empty cwd, empty parent
     assert seen.get("graded_has_solution_code") in (None, False)               # the graded notebook has no solution
     assert str(SOLUTION) not in json.dumps(seen)
     assert any(f.startswith("answer cell") and "open" in f for f in r["flags"])

@@ -174,6 +174,34 @@ def kill_tree(proc):
         pass
 
 
+def sweep(root, workdir):
+    """SIGKILL every process of this user that belongs to a finished graded run.
+
+    A process belongs to the run if its command line mentions the run's directory (the kernel and
+    its forks) or its working directory is the kernel's (what the kernel spawned). Catches what
+    escaped the process tree, e.g. when student code killed its nbval parent.
+    """
+    marks, me = (os.fspath(root).encode(), os.fspath(workdir)), os.getpid()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                hit = marks[0] in fh.read()
+            hit = hit or os.readlink(f"/proc/{pid}/cwd").startswith(marks[1])
+        except OSError:
+            continue
+        if hit:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def flags_of(answers):
     """Instructor notes about answer cells that touch the interpreter's machinery (no effect on points)."""
     flags = []
@@ -324,7 +352,7 @@ def _read_report(stream, cells, limit=2**20):
     for line in stream:
         read += len(line)
         if read > limit:
-            break
+            continue                                      # keep draining: never block the writer
         try:
             rec = json.loads(line)
             cells[int(rec["cell"])] = rec
@@ -348,8 +376,8 @@ def _all_checks(reference, status, message):
 def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
     """Run ``pytest --nbval`` on the graded notebook in its own session.
 
-    Returns ``(finished in time, {code cell number: record})``; the records come through a pipe the
-    nbval process inherits (no file another process could rewrite).
+    Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
+    a pipe the nbval process inherits (no file another process could rewrite).
     """
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
@@ -382,7 +410,7 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
             if proc.poll() is None:
                 kill_tree(proc)
         reader.join(timeout=10)
-    return finished, dict(cells)
+    return finished, dict(cells), proc.returncode
 
 
 def grade_submission(reference, path, options=None, *, name=None, exercise=None, targets=None):
@@ -420,7 +448,9 @@ def grade_submission(reference, path, options=None, *, name=None, exercise=None,
 def _graded_run(reference, exercise, submission, copies, options, result):
     deadline = time.monotonic() + options.timeout
     root = Path(tempfile.mkdtemp(prefix="lessonlib-grade-"))
-    workdir = Path(tempfile.mkdtemp(prefix="lessonlib-kernel-"))      # the kernel's cwd: empty, elsewhere
+    kernel_root = Path(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
+    workdir = kernel_root / "cwd"                         # the kernel's cwd: empty, and so is its parent
+    workdir.mkdir()
     run_dir = root / "run"
     run_dir.mkdir()
     judge = None
@@ -431,21 +461,30 @@ def _graded_run(reference, exercise, submission, copies, options, result):
         nb, roles = build_graded(reference, submission)
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
-        finished, cells = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline)
+        finished, cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline)
         verdicts = judge.stop()
-        if not cells and finished:
+        if judge.proc.returncode and not verdicts:
+            result.error = "the judge failed:\n" + _tail(root / "judge.log")
+        elif finished and status is not None and status < 0:
+            result.error = f"the nbval process was killed by signal {-status} (from the notebook's code?)"
+        elif not cells and finished:
             result.error = "nbval did not run the notebook:\n" + _tail(run_dir / "nbval.log")
         result.checks = _combine(reference, exercise, submission, copies, roles, cells, verdicts, finished,
                                  result.error)
+        if result.error.startswith("the judge failed"):
+            for c in result.checks.values():
+                if c.status != "copied-from-library":
+                    c.status, c.points, c.message = "grader-error", 0, result.error
     finally:
         if judge is not None and judge.proc.poll() is None:
             kill_tree(judge.proc)
             shutil.rmtree(judge.sockdir, ignore_errors=True)
+        sweep(root, workdir)
         if options.keep:
             result.notes.append(f"kept: {root} (kernel cwd {workdir})")
         else:
             shutil.rmtree(root, ignore_errors=True)
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(kernel_root, ignore_errors=True)
 
 
 def _cell_state(rec):

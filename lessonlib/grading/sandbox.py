@@ -119,7 +119,7 @@ def build_sandbox(root, exercise, *, judge_address, token, workdir, python=None)
     spec_dir = root / "jupyter" / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True)
     spec = {"argv": [python or sys.executable, "-I", "-S", str(root / "kernel_boot.py"), str(root / "boot.json"),
-                     "-f", "{connection_file}"],
+                     "-f", "{connection_file}", "--HistoryManager.enabled=False"],
             "display_name": "lessonlib grader", "language": "python",
             "env": {"LESSONLIB_JUDGE": judge_address, "LESSONLIB_JUDGE_TOKEN": token,
                     "IPYTHONDIR": str(root / "ipython"), "JUPYTER_CONFIG_DIR": str(root / "jupyter-config")}}

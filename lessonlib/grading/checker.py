@@ -31,6 +31,7 @@ random number from ``ctx.rng``.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import re
 from dataclasses import dataclass, field
@@ -284,8 +285,32 @@ def exercise_for_notebook(filename):
     return next((ex for ex, _ in _loadable() if ex is not None and ex.notebook == filename), None)
 
 
+def _likely_modules(check_id):
+    """Exercise modules whose source mentions ``check_id`` (so a preview imports one module, not all)."""
+    from . import exercises                               # noqa: PLC0415
+    found = []
+    for name in exercise_names():
+        for directory in exercises.__path__:
+            path = os.path.join(directory, f"{name}.py")
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            if f'"{check_id}"' in text or f"'{check_id}'" in text:
+                found.append(name)
+    return found
+
+
 def find_check(check_id):
     """The registered :class:`Check` called ``check_id`` (searching every exercise module)."""
+    for name in _likely_modules(check_id):
+        try:
+            exercise = load_exercise(name)
+        except Exception:                                 # reported below, with the others
+            continue
+        if check_id in exercise.checks:
+            return exercise.checks[check_id]
     errors = []
     for exercise, error in _loadable():
         if exercise is not None and check_id in exercise.checks:

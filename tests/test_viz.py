@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 
+import matplotlib.colors
 import numpy as np
 import pytest
 
@@ -191,6 +192,95 @@ def test_ghost_shows_a_second_pose():
     assert view.ghost_link_meshes[0].material.transparent is True
     view.hide_ghost()
     assert view.ghost_root.visible is False and view.ghost_q is None
+
+
+def test_reach_overrides_the_scene_size():
+    arm = samples.planar_2link()                              # automatic reach 2.0 m
+    auto = ArmView(arm, backend="threejs")
+    assert auto.size.R == geometry.reach(arm) == 2.0
+    small = ArmView(arm, backend="threejs", reach=0.5)
+    assert small.size.R == 0.5 and small.size.link == pytest.approx(0.016 * 0.5)
+    assert np.linalg.norm(auto.camera.position) == pytest.approx(2.6 * 2.0)     # planar: 2.6 R from the base
+    assert np.linalg.norm(small.camera.position) == pytest.approx(2.6 * 0.5)
+    assert small.camera.near == pytest.approx(0.005)
+    ur5 = ArmView(samples.ur5(), backend="threejs", reach=1.0)                  # spatial: 2.2 R from 0.4 R up
+    assert np.linalg.norm(np.array(ur5.camera.position)) == pytest.approx(2.2)
+    _, ax = new_figure(projection="3d")
+    draw_arm_matplotlib(arm, None, ax, reach=0.5)
+    assert ax.get_xlim() == pytest.approx((-0.5, 0.5)) and ax.get_zlim() == pytest.approx((-0.5, 0.5))
+    fallback = ArmView(arm, backend="matplotlib", reach=0.5).figure().axes[0]
+    assert fallback.get_ylim() == pytest.approx((-0.5, 0.5))
+    for bad in (0.0, -1.0, np.nan, "big"):
+        with pytest.raises(ValueError, match="reach"):
+            ArmView(arm, backend="matplotlib", reach=bad)
+
+
+def _pose(angle, p):
+    from lessonlib import se3, so3
+    return se3.from_Rp(so3.rot_z(angle) @ so3.rot_x(0.3), p)
+
+
+def test_show_frame_draws_three_axes_at_a_pose_and_moves_in_place():
+    from lessonlib.viz.plots import FRAME_COLORS
+
+    view = ArmView(samples.pendulum(), backend="threejs", reach=0.5)
+    T = _pose(0.5, [0.1, 0.2, 0.3])
+    view.show_frame("b", T, length=0.2)
+    group = view._frame_groups["b"]
+    meshes = list(group.children)
+    assert group in view.root.children and len(meshes) == 6 and view.frame_names == ("b",)
+    np.testing.assert_allclose(_matrix(group), T, atol=1e-12)
+    for k in range(3):                                        # arrow k: from the origin to 0.2 along axis k
+        world = T @ _matrix(meshes[2 * k])
+        np.testing.assert_allclose((world @ [0, -0.5, 0, 1])[:3], T[:3, 3], atol=1e-12)
+        np.testing.assert_allclose((T @ _matrix(meshes[2 * k + 1]) @ [0, 0.5, 0, 1])[:3],
+                                   T[:3, 3] + 0.2 * T[:3, k], atol=1e-12)
+        assert meshes[2 * k].material.color == meshes[2 * k + 1].material.color == FRAME_COLORS[k]
+    head = meshes[1].matrix
+    T2 = _pose(-1.0, [0.0, -0.1, 0.05])
+    view.show_frame("b", T2, length=0.2)                      # same name: moved, not rebuilt
+    assert view._frame_groups["b"] is group and all(a is b for a, b in zip(group.children, meshes))
+    np.testing.assert_allclose(_matrix(group), T2, atol=1e-12)
+    assert meshes[1].matrix == head                           # same length: the arrows did not change
+    view.show_frame("b", T2, length=0.1, colors="#888888")
+    np.testing.assert_allclose((T2 @ _matrix(meshes[5]) @ [0, 0.5, 0, 1])[:3], T2[:3, 3] + 0.1 * T2[:3, 2],
+                               atol=1e-12)
+    assert {m.material.color for m in meshes} == {"#888888"}
+    view.hide_frame("b")
+    assert group.visible is False and view.frame_names == () and group in view.root.children
+    view.show_frame("b", T)
+    assert group.visible is True and view._frame_groups["b"] is group
+    with pytest.raises(ValueError, match="no frame called 'c'"):
+        view.hide_frame("c")
+    with pytest.raises(ValueError, match="T: "):
+        view.show_frame("c", np.diag([1.0, 1.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match="length"):
+        view.show_frame("c", T, length=0.0)
+    with pytest.raises(ValueError, match="colors"):
+        view.show_frame("c", T, colors=("red", "green"))
+    assert view.frame_names == ("b",)
+
+
+def test_show_frame_in_the_matplotlib_fallback():
+    from lessonlib.viz.plots import FRAME_COLORS
+
+    T = _pose(0.5, [0.1, 0.2, 0.3])
+    _, ax = new_figure(projection="3d")
+    draw_arm_matplotlib(samples.pendulum(), None, ax, poses={"a": (T, 0.2, FRAME_COLORS)})
+    arrows = [c for c in ax.collections if c.get_gid() == "pose:a"]
+    assert len(arrows) == 3
+    for k, arrow in enumerate(arrows):
+        np.testing.assert_allclose(arrow.get_color()[0][:3], matplotlib.colors.to_rgb(FRAME_COLORS[k]))
+        ends = np.array(arrow._segments3d[0])                 # the shaft: origin to tip
+        expected = [tuple(T[:3, 3]), tuple(T[:3, 3] + 0.2 * T[:3, k])]
+        np.testing.assert_allclose(sorted(map(tuple, ends)), sorted(expected), atol=1e-12)
+    view = ArmView(samples.pendulum(), backend="matplotlib")
+    image = view.widget
+    png0 = image.value
+    view.show_frame("a", T)
+    assert image.value != png0 and view.frame_names == ("a",)
+    view.hide_frame("a")
+    assert image.value == png0 and view.frame_names == ()
 
 
 # --- back-end choice and the matplotlib fallback ------------------------------------------------------

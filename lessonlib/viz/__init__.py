@@ -2,7 +2,7 @@
 
 Optional layer: it needs ipywidgets, pythreejs and matplotlib, and no core module imports it.
 
-* :class:`ArmView` — 3D view of any Model (``.update(q)``, ``.show_arrows``, ``.set_ghost``); static
+* :class:`ArmView` — 3D view of any Model (``.update(q)``, ``.show_arrows``, ``.show_frame``, ``.set_ghost``); static
   matplotlib fallback (:func:`draw_arm_matplotlib`) under test or headless;
 * :func:`joint_sliders` (:class:`JointSliders`), :func:`arm_panel` (:class:`ArmPanel`) — sliders,
   view and a live plot in one widget; :func:`measure_update_latency` times that path;

@@ -131,6 +131,17 @@ def reach(model):
     return float(max(0.2, np.max(d + extra)))
 
 
+def check_reach(R, name="reach"):
+    """A scene size given by the caller, as a float: finite and > 0, else ValueError."""
+    try:
+        R = float(R)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a length in metres > 0 (or None: automatic), got {R!r}") from None
+    if not (np.isfinite(R) and R > 0):
+        raise ValueError(f"{name}: expected a length in metres > 0 (or None: automatic), got {R!r}")
+    return R
+
+
 def up_vector(model):
     """The drawing's "up": against the model's default gravity (+z for spatial arms, +y for planar)."""
     g = np.asarray(model.gravity, dtype=float)
@@ -162,13 +173,14 @@ def is_planar(model):
     return bool(np.all(np.linalg.norm(np.cross(axes, axes[0]), axis=1) < 1e-9) and abs(axes[0] @ up_vector(model)) < 0.5)
 
 
-def camera_target(model):
+def camera_target(model, R=None):
     """Look-at point and camera distance that frame the robot's reach (perspective camera, 40° field of view).
 
     A planar arm can reach all around its base in its plane: look at the base from 2.6 R. A spatial
-    arm works mostly above its base: look at 0.4 R above it from 2.2 R.
+    arm works mostly above its base: look at 0.4 R above it from 2.2 R. ``R``: the scene size
+    (default :func:`reach`).
     """
-    R = reach(model)
+    R = reach(model) if R is None else check_reach(R)
     if is_planar(model):
         return np.zeros(3), 2.6 * R
     return 0.4 * R * up_vector(model), 2.2 * R

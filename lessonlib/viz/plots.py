@@ -30,6 +30,9 @@ from . import geometry
 COLORS = {"link": "#4a5a70", "tool": "#7d8a9c", "com": "#7d8a9c", "revolute": "#e8710a",
           "prismatic": "#1a9e77", "com_marker": "#c0392b", "ghost": "#5b8bd0", "arrow": "#d62728"}
 
+#: Colours of a coordinate frame's x, y, z axes (red, green, blue), both back ends.
+FRAME_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
+
 #: Bar colours for positive / negative values (index with ``value < 0``).
 BAR_COLORS = ("#1f77b4", "#d62728")
 
@@ -151,19 +154,23 @@ class LivePlot:
         return _encode_png(self.canvas)
 
 
-def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghost=None, arrows=None):
+def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghost=None, arrows=None, poses=None,
+                        reach=None):
     """Draw ``model`` at ``q`` (default zeros) as a static 3D figure; returns the Axes.
 
     One line per link segment (:func:`lessonlib.viz.geometry.link_segments`, gid ``"link"``), one
     short line per joint axis (gid ``"joint-axis"``; orange revolute, green prismatic), optional
     body frames (``frames=True``), COM markers sized by mass^(1/3) (``com=True``), a grey
-    ``ghost`` configuration and ``arrows``: a dict ``name -> (origins, vectors, color)`` in world
-    coordinates.
+    ``ghost`` configuration, ``arrows``: a dict ``name -> (origins, vectors, color)`` in world
+    coordinates, and ``poses``: a dict ``name -> (T, length, colors)`` of coordinate frames at world
+    poses ``T`` (4×4; three arrows of ``length`` m along its x, y, z axes in ``colors``, gid
+    ``"pose:name"``). ``reach``: the half-width of the drawn box in metres (default
+    :func:`lessonlib.viz.geometry.reach`); marker sizes scale with it.
     """
     q = np.zeros(model.n) if q is None else model.check_q(q)
     if ax is None:
         _, ax = new_figure(5.0, 4.0, projection="3d")
-    R = geometry.reach(model)
+    R = geometry.reach(model) if reach is None else geometry.check_reach(reach)
     segments = geometry.link_segments(model)
     T = fk(model, q)
     if ghost is not None:
@@ -180,7 +187,7 @@ def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghos
         ax.plot(*np.transpose([c - half * e, c + half * e]), color=COLORS[joint.kind], lw=4, gid=_GID_AXIS)
     if frames:
         for i in range(model.n):
-            for k, color in enumerate(("#d62728", "#2ca02c", "#1f77b4")):
+            for k, color in enumerate(FRAME_COLORS):
                 ax.plot(*np.transpose([T[i][:3, 3], T[i][:3, 3] + 0.1 * R * T[i][:3, k]]), color=color, lw=1,
                         gid="frame")
     if com:
@@ -190,6 +197,10 @@ def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghos
     for name, (origins, vectors, color) in (arrows or {}).items():
         o, v = np.atleast_2d(origins), np.atleast_2d(vectors)
         ax.quiver(*o.T, *v.T, color=color, arrow_length_ratio=0.2, gid=f"arrow:{name}")
+    for name, (T_pose, length, colors) in (poses or {}).items():
+        for k, color in enumerate(colors):
+            ax.quiver(*T_pose[:3, 3], *(length * T_pose[:3, k]), color=color, arrow_length_ratio=0.2,
+                      gid=f"pose:{name}")
     ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
     ax.set(xlim=(-R, R), ylim=(-R, R), zlim=(-R, R), xlabel="x (m)", ylabel="y (m)", zlabel="z (m)")
     ax.set_box_aspect((1, 1, 1), zoom=1.15)
@@ -218,7 +229,8 @@ def _bar_range(ylim, values):
         return -float(limits), float(limits)
     if limits.shape == (2,) and np.all(np.isfinite(limits)) and limits[0] < limits[1]:
         return float(limits[0]), float(limits[1])
-    raise ValueError(f"ylim: expected a limit L > 0 (range ±L) or a pair (lower, upper) with lower < upper, got {ylim!r}")
+    raise ValueError(f"ylim: expected a limit L > 0 (range ±L) or a pair (lower, upper) with lower < upper, "
+                     f"got {ylim!r}")
 
 
 def torque_bars(ax, tau, names=None, *, ylabel="τ (N·m or N)", title=None, ylim=None):
@@ -335,4 +347,4 @@ def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title
 
 
 __all__ = ["draw_arm_matplotlib", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
-           "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "LivePlot"]
+           "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot"]

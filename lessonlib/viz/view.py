@@ -3,7 +3,8 @@
 The scene is built once. :meth:`ArmView.update` only sets 4×4 matrices: one ``Group`` per body
 (matrix ``T_0_i`` from :func:`lessonlib.kinematics.fk`; it carries the joint marker, body frame and
 COM sphere) and one stretched unit cylinder per link segment (both ends follow their bodies, so a
-prismatic joint's segment grows and shrinks). Arrows (:meth:`ArmView.show_arrows`) and the
+prismatic joint's segment grows and shrinks). Arrows (:meth:`ArmView.show_arrows`), free coordinate
+frames (:meth:`ArmView.show_frame`: one Group per frame, its matrix the frame's pose) and the
 translucent ghost (:meth:`ArmView.set_ghost`) are updated in place the same way.
 
 Lights: AmbientLight + HemisphereLight only (Directional/Point/SpotLight make pythreejs log
@@ -13,11 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import se3
 from ..conventions import BASE
 from ..kinematics import fk
 from . import geometry
 from .env import headless, running_under_test
-from .plots import COLORS, draw_arm_matplotlib, figure_png, new_figure
+from .plots import COLORS, FRAME_COLORS, draw_arm_matplotlib, figure_png, new_figure
 
 BACKENDS = ("auto", "threejs", "matplotlib")
 #: Resolution of the static fallback image (72 dpi: the image is 0.72 × the widget's pixel size).
@@ -75,7 +77,10 @@ class ArmView:
     Parameters: ``q`` (default zeros); ``width, height`` in pixels; ``frames`` draws every body
     frame (x red, y green, z blue); ``com`` draws a sphere at every COM, radius ∝ mass^(1/3);
     ``background`` colour; ``backend`` ``"auto"`` | ``"threejs"`` | ``"matplotlib"``
-    (:func:`choose_backend`).
+    (:func:`choose_backend`); ``reach``: the scene size in metres — marker sizes, the grid, the
+    camera distance and the fallback's axis limits scale with it (None: :func:`geometry.reach`, a
+    bound on how far the model reaches; give a smaller value to zoom in on a small scene, e.g.
+    free frames drawn around a one-body stage).
 
     Attributes: ``model``, ``q``, ``backend``, ``widget`` (the pythreejs ``Renderer``; with the
     matplotlib backend an ``ipywidgets.Image`` of the static figure), ``body_groups`` and
@@ -85,16 +90,17 @@ class ArmView:
     """
 
     def __init__(self, model, q=None, *, width=640, height=420, frames=False, com=False,
-                 background="#f5f6f8", backend="auto"):
+                 background="#f5f6f8", backend="auto", reach=None):
         self.model = model
         self.backend = choose_backend(backend)
         self.q = np.zeros(model.n) if q is None else model.check_q(q).copy()
         self.width, self.height = int(width), int(height)
         self.frames, self.com, self.background = bool(frames), bool(com), background
         self.segments = geometry.link_segments(model)
-        self.size = _Sizes(geometry.reach(model))
+        self.size = _Sizes(geometry.reach(model) if reach is None else geometry.check_reach(reach))
         self.ghost_q = None
         self._arrows = {}              # name -> (origins, vectors, color) in world coordinates
+        self._frames = {}              # name -> (T, length, colors): free frames on show, world poses
         self._image = None             # matplotlib backend: the ipywidgets.Image, made on demand
         self.body_groups, self.link_meshes = [], []
         if self.backend == "threejs":
@@ -183,11 +189,49 @@ class ArmView:
         """Names of the arrow sets on show."""
         return tuple(self._arrows)
 
+    def show_frame(self, name, T, length=0.1, *, colors=None):
+        """Draw (or move) the coordinate frame ``name`` at the world pose ``T``: three arrows of ``length`` m.
+
+        ``T`` (4×4) is the frame's pose in world coordinates (``T_0_f``); arrows start at its origin
+        along its x, y, z axes, coloured red, green, blue (``colors``: one colour for all three, or
+        three). Called again with the same ``name``, the frame moves in place: one matrix changes
+        (the arrows are rebuilt only when ``length`` changes, never recreated).
+
+        >>> from lessonlib import samples, se3, so3
+        >>> view = ArmView(samples.pendulum(), backend="matplotlib", reach=0.3)
+        >>> view.show_frame("b", se3.from_Rp(so3.rot_z(0.5), [0.1, 0.0, 0.0]), length=0.05)
+        >>> view.frame_names, view.size.R
+        (('b',), 0.3)
+        """
+        T = se3.check_transform(T, "T")
+        length = geometry.check_reach(length, "length")
+        colors = _frame_colors(colors)
+        self._frames[name] = (T.copy(), length, colors)
+        if self.backend == "threejs":
+            self._place_frame(name, T, length, colors)
+        elif self._image is not None:
+            self._image.value = self._png()
+
+    def hide_frame(self, name):
+        """Hide the frame ``name`` drawn by :meth:`show_frame` (its objects stay built for the next call)."""
+        if name not in self._frames:
+            raise ValueError(f"name: no frame called {name!r} on show; frames are {list(self._frames)}")
+        del self._frames[name]
+        if self.backend == "threejs":
+            self._frame_groups[name].visible = False
+        elif self._image is not None:
+            self._image.value = self._png()
+
+    @property
+    def frame_names(self):
+        """Names of the free frames on show (:meth:`show_frame`)."""
+        return tuple(self._frames)
+
     def figure(self):
         """A static matplotlib Figure of the current state (any backend)."""
         fig, ax = new_figure(self.width / 100, self.height / 100, dpi=FALLBACK_DPI, projection="3d")
         draw_arm_matplotlib(self.model, self.q, ax, frames=self.frames, com=self.com, ghost=self.ghost_q,
-                            arrows=self._arrows)
+                            arrows=self._arrows, poses=self._frames, reach=self.size.R)
         return fig
 
     def _repr_mimebundle_(self, **kwargs):
@@ -222,6 +266,7 @@ class ArmView:
         self.ghost_groups, self.ghost_link_meshes = self._build_arm(material, ghost=True)
         self.ghost_root = p3.Group(children=self.ghost_groups + self.ghost_link_meshes, visible=False)
         self._arrow_groups, self._arrow_materials = {}, {}
+        self._frame_groups, self._frame_materials, self._frame_lengths = {}, {}, {}
         self.root = p3.Group(children=self.body_groups + self.link_meshes + [self.ghost_root])
 
         up = geometry.up_vector(model)
@@ -235,7 +280,7 @@ class ArmView:
                   p3.HemisphereLight(color="#ffffff", groundColor="#667080", intensity=0.65)]
         # The camera orbits the three.js origin (pythreejs' OrbitControls ignore a target set at
         # creation), so the world is shifted to put the look-at point there.
-        target, distance = geometry.camera_target(model)
+        target, distance = geometry.camera_target(model, R)
         self.world = p3.Group(children=[self.root, grid, base], matrixAutoUpdate=False,
                               matrix=geometry.three_matrix(self._pose(np.eye(3), -target)))
         self.scene = p3.Scene(children=[self.world] + lights, background=self.background)
@@ -288,7 +333,7 @@ class ArmView:
             mesh.matrix = geometry.three_matrix(geometry.cylinder_matrix(a, b, self.size.link))
 
     def _place_arrows(self, name, origins, vectors, color):
-        p3, s = self._p3, self.size
+        p3 = self._p3
         group = self._arrow_groups.get(name)
         if group is None:
             self._arrow_materials[name] = p3.MeshLambertMaterial(color=color)
@@ -306,10 +351,48 @@ class ArmView:
             length = np.linalg.norm(vectors[k]) if k < len(origins) else 0.0
             visible = bool(length > geometry.MIN_LENGTH)
             shaft.visible = head.visible = visible
-            if not visible:
-                continue
-            o, d = origins[k], vectors[k] / length
-            head_len = min(s.head_length, 0.4 * length)
-            neck = o + (length - head_len) * d
-            shaft.matrix = geometry.three_matrix(geometry.cylinder_matrix(o, neck, s.shaft))
-            head.matrix = geometry.three_matrix(geometry.cylinder_matrix(neck, o + length * d, s.head_radius))
+            if visible:
+                shaft.matrix, head.matrix = (geometry.three_matrix(M) for M in self._arrow_matrices(origins[k],
+                                                                                                   vectors[k]))
+
+    def _arrow_matrices(self, origin, vector):
+        """Poses of the shaft (cylinder) and head (cone) of one arrow from ``origin`` along ``vector`` (≠ 0)."""
+        s = self.size
+        length = np.linalg.norm(vector)
+        o, d = origin, vector / length
+        head_len = min(s.head_length, 0.4 * length)
+        neck = o + (length - head_len) * d
+        return geometry.cylinder_matrix(o, neck, s.shaft), geometry.cylinder_matrix(neck, o + length * d, s.head_radius)
+
+    def _place_frame(self, name, T, length, colors):
+        """One Group per free frame (matrix ``T``) holding three arrows along its local axes."""
+        p3 = self._p3
+        if name not in self._frame_groups:
+            materials = [p3.MeshLambertMaterial(color=c) for c in colors]
+            arrows = [self._mesh(g, m, np.eye(4)) for m in materials for g in (self._cylinder, self._cone)]
+            group = p3.Group(children=arrows, matrixAutoUpdate=False)
+            self._frame_groups[name], self._frame_materials[name], self._frame_lengths[name] = group, materials, None
+            self.root.add(group)
+        group = self._frame_groups[name]
+        for material, color in zip(self._frame_materials[name], colors):
+            material.color = color
+        if self._frame_lengths[name] != length:
+            meshes = group.children
+            for k, axis in enumerate(np.eye(3)):
+                meshes[2 * k].matrix, meshes[2 * k + 1].matrix = (
+                    geometry.three_matrix(M) for M in self._arrow_matrices(np.zeros(3), length * axis))
+            self._frame_lengths[name] = length
+        group.matrix = geometry.three_matrix(T)
+        group.visible = True
+
+
+def _frame_colors(colors):
+    """The x, y, z colours of a frame: FRAME_COLORS (None), one colour for all three, or three colours."""
+    if colors is None:
+        return FRAME_COLORS
+    if isinstance(colors, str):
+        return (colors,) * 3
+    colors = tuple(colors)
+    if len(colors) != 3 or not all(isinstance(c, str) for c in colors):
+        raise ValueError(f"colors: expected None, one colour or three colours (x, y, z), got {colors!r}")
+    return colors

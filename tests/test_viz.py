@@ -471,6 +471,65 @@ def test_plot_helper_keywords_and_their_defaults():
     np.testing.assert_array_equal(ax.get_xticks(), many[::4])               # at most 10 labelled ticks
 
 
+def _wire_points(wire):
+    return np.concatenate([np.asarray(seg) for seg in wire._segments3d])
+
+
+def test_inertia_ellipsoid_has_the_radii_of_gyration_as_semi_axes():
+    from lessonlib import so3, spatial
+    from lessonlib.viz import gyration_axes, inertia_ellipsoid
+
+    m, (a, b, c) = 2.0, (0.3, 0.2, 0.1)                        # a box: k = √((b² + c²)/12), …
+    k_box = np.sqrt(np.array([b**2 + c**2, a**2 + c**2, a**2 + b**2]) / 12)
+    Q = so3.exp([0.4, -0.2, 0.9])                               # the box's edges in body axes
+    I_c = Q @ np.diag(m * k_box**2) @ Q.T
+    k, axes = gyration_axes(I_c, m)
+    np.testing.assert_allclose(k, [0.0645497, 0.0912871, 0.1040833], atol=1e-7)
+    np.testing.assert_allclose(np.abs(axes.T @ Q), np.eye(3), atol=1e-9)
+    R, center = so3.exp([-0.3, 0.5, 0.1]), np.array([0.2, -0.1, 0.4])
+    _, ax = new_figure(projection="3d")
+    wire = inertia_ellipsoid(ax, I_c, m, center=center, R=R)
+    assert wire.get_gid() == "inertia-ellipsoid"
+    P = _wire_points(wire) - center
+    u = P @ (R @ Q) / k_box                                     # coordinates along the semi-axes, in units of k
+    np.testing.assert_allclose(np.linalg.norm(u, axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(np.abs(u).max(axis=0), 1.0, atol=1e-12)   # the grid passes through every vertex
+    lines = [line for line in ax.lines if line.get_gid() == "gyration-axes"]
+    assert len(lines) == 3
+    for j, line in enumerate(lines):
+        ends = np.array(line.get_data_3d()).T - center
+        np.testing.assert_allclose(ends[0], -ends[1], atol=1e-12)
+        np.testing.assert_allclose(abs(ends[1] @ R @ Q[:, j]), k_box[j], atol=1e-12)
+    assert ax.get_xlim() == pytest.approx((0.2 - 1.25 * k_box[2], 0.2 + 1.25 * k_box[2]))
+
+    c_body = np.array([0.05, 0.0, -0.1])                        # the same body as a spatial inertia at its origin
+    _, ax6 = new_figure(projection="3d")
+    wire6 = inertia_ellipsoid(ax6, spatial.inertia(m, c_body, I_c), center=center, R=R, principal_axes=False)
+    np.testing.assert_allclose(_wire_points(wire6), _wire_points(wire) + R @ c_body, atol=1e-12)
+    assert not ax6.lines
+
+
+def test_inertia_ellipsoid_of_a_thin_rod_and_bad_inputs():
+    from lessonlib.viz import inertia_ellipsoid
+
+    _, ax = new_figure(projection="3d")
+    rod = np.diag([1.0, 1.0, 0.0]) / 12                         # 1 kg, 1 m along z: valid, flat ellipsoid
+    P = _wire_points(inertia_ellipsoid(ax, rod, 1.0))
+    np.testing.assert_allclose(np.abs(P).max(axis=0), [np.sqrt(1 / 12), np.sqrt(1 / 12), 0.0], atol=1e-12)
+    with pytest.raises(ValueError, match="mass: required"):
+        inertia_ellipsoid(ax, rod)
+    with pytest.raises(ValueError, match="mass: a 6x6"):
+        inertia_ellipsoid(ax, np.eye(6), 1.0)
+    with pytest.raises(ValueError, match="triangle"):
+        inertia_ellipsoid(ax, np.diag([0.1, 0.1, 0.5]), 1.0)
+    with pytest.raises(ValueError, match="I_c: expected"):
+        inertia_ellipsoid(ax, np.eye(2), 1.0)
+    with pytest.raises(ValueError, match="R"):
+        inertia_ellipsoid(ax, rod, 1.0, R=2 * np.eye(3))
+    with pytest.raises(ValueError, match="center"):
+        inertia_ellipsoid(ax, rod, 1.0, center=[0.0, 1.0])
+
+
 def test_live_plot_redraws_only_when_something_changed():
     live = LivePlot(3, 2, dpi=50)
     bars = torque_bars(live.ax, [1.0, 2.0], ylim=3.0)

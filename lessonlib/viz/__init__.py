@@ -7,7 +7,7 @@ Optional layer: it needs ipywidgets, pythreejs and matplotlib, and no core modul
 * :func:`joint_sliders` (:class:`JointSliders`), :func:`arm_panel` (:class:`ArmPanel`) — sliders,
   view and a live plot in one widget; :func:`measure_update_latency` times that path;
 * plot helpers for notebooks: :func:`torque_bars`, :func:`heatmap`, :func:`loglog_scaling`,
-  :func:`trajectory_plot` (each draws into a given ``ax``), :func:`new_figure`;
+  :func:`trajectory_plot`, :func:`inertia_ellipsoid` (each draws into a given ``ax``), :func:`new_figure`;
   :func:`figure_png` (a Figure as PNG bytes, e.g. for ``ipywidgets.Image``) and :class:`LivePlot`
   (a Figure redrawn in place on every slider move);
 * :func:`show_source` — the real library source ("Look inside");
@@ -20,12 +20,12 @@ from .env import headless, running_under_test
 from .geometry import link_segments, reach
 from .panels import (ArmPanel, JointSliders, UpdateLatency, arm_panel, joint_sliders,
                      measure_update_latency)
-from .plots import (LivePlot, draw_arm_matplotlib, figure_png, heatmap, loglog_scaling, new_figure, torque_bars,
-                    trajectory_plot)
+from .plots import (LivePlot, draw_arm_matplotlib, figure_png, gyration_axes, heatmap, inertia_ellipsoid,
+                    loglog_scaling, new_figure, torque_bars, trajectory_plot)
 from .source import show_source
 from .view import ArmView, choose_backend
 
 __all__ = ["ArmView", "choose_backend", "draw_arm_matplotlib", "joint_sliders", "JointSliders", "arm_panel",
            "ArmPanel", "measure_update_latency", "UpdateLatency", "torque_bars", "heatmap", "loglog_scaling",
-           "trajectory_plot", "new_figure", "figure_png", "LivePlot", "show_source", "running_under_test", "headless",
-           "link_segments", "reach"]
+           "trajectory_plot", "inertia_ellipsoid", "gyration_axes", "new_figure", "figure_png", "LivePlot",
+           "show_source", "running_under_test", "headless", "link_segments", "reach"]

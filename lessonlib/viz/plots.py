@@ -9,6 +9,8 @@ Notebook authors call these and write no plotting code of their own. Each helper
 * :func:`heatmap` — a matrix (``M(q)``) with a colour bar and its entries;
 * :func:`loglog_scaling` — run time against ``n`` on log–log axes, with slope guides;
 * :func:`trajectory_plot` — joint trajectories against time;
+* :func:`inertia_ellipsoid` — the ellipsoid of gyration of a rigid body (3D wireframe), semi-axes from
+  :func:`gyration_axes`;
 * :func:`new_figure` — a detached Figure (:class:`NotebookFigure`: shown as a PNG in any kernel) and its Axes;
 * :func:`figure_png` — a Figure rendered to PNG bytes (for ``ipywidgets.Image``);
 * :class:`LivePlot` — a Figure redrawn in place fast enough for a slider (the still part is drawn
@@ -23,12 +25,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
+from .. import so3, spatial
 from ..kinematics import fk
 from . import geometry
 
 #: Colours shared by both back ends.
 COLORS = {"link": "#4a5a70", "tool": "#7d8a9c", "com": "#7d8a9c", "revolute": "#e8710a",
-          "prismatic": "#1a9e77", "com_marker": "#c0392b", "ghost": "#5b8bd0", "arrow": "#d62728"}
+          "prismatic": "#1a9e77", "com_marker": "#c0392b", "ghost": "#5b8bd0", "arrow": "#d62728",
+          "ellipsoid": "#7d8a9c"}
 
 #: Colours of a coordinate frame's x, y, z axes (red, green, blue), both back ends.
 FRAME_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
@@ -346,5 +350,82 @@ def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title
     return lines
 
 
+def gyration_axes(I_c, mass):
+    """Radii of gyration ``k_j = √(I_j / m)`` (ascending) and the principal axes (columns) of an inertia.
+
+    ``I_c`` (3, 3) is a rotational inertia (about the COM, or about any point) in some axes; the
+    principal moments ``I_j`` and axes ``e_j`` are its eigen-pairs, ``I_c e_j = I_j e_j``. A body
+    of ``mass`` m turning about ``e_j`` has the inertia of a point mass m at distance ``k_j``: the
+    ``k_j`` are the semi-axes of its ellipsoid of gyration (:func:`inertia_ellipsoid`).
+
+    >>> m, (a, b, c) = 2.0, (0.3, 0.2, 0.1)                           # a 2 kg box, 0.3 × 0.2 × 0.1 m
+    >>> I_c = m / 12 * np.diag([b**2 + c**2, a**2 + c**2, a**2 + b**2])
+    >>> k, axes = gyration_axes(I_c, m)
+    >>> k.round(6), np.abs(axes).round(6).tolist()                    # √((b² + c²)/12), …
+    (array([0.06455 , 0.091287, 0.104083]), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    """
+    I_c = np.asarray(I_c, dtype=float)
+    spatial.check_inertia_params(mass, np.zeros(3), I_c, "I_c")
+    moments, axes = np.linalg.eigh(0.5 * (I_c + I_c.T))
+    return np.sqrt(np.maximum(moments, 0.0) / mass), axes
+
+
+def inertia_ellipsoid(ax, I_c, mass=None, *, center=(0.0, 0.0, 0.0), R=None, color=COLORS["ellipsoid"],
+                      resolution=(24, 12), principal_axes=True, autoscale=True):
+    """Draw the ellipsoid of gyration of a rigid body into the 3D ``ax``; returns the wireframe.
+
+    Semi-axes ``√(I_j / m)`` along the principal axes of ``I_c`` (:func:`gyration_axes`). ``I_c``:
+    the (3, 3) rotational inertia about the COM in body axes, with ``mass`` (kg) — or the body's
+    (6, 6) spatial inertia about its origin (:func:`lessonlib.spatial.inertia`; ``mass`` None),
+    whose COM ``c`` and ``I_c`` are used. ``center``: world position of the point ``I_c`` refers
+    to (the COM for a 3×3 ``I_c``, the body origin for a 6×6 one); ``R``: body axes in world axes
+    (default identity). The ellipsoid is centred at ``center + R c``.
+
+    ``principal_axes`` also draws the three semi-axes (both ways; first to third principal axis
+    red, green, blue; gid ``"gyration-axes"``); ``resolution``: (around, pole to pole) wireframe
+    lines; ``autoscale`` sets equal axis limits around the ellipsoid (turn it off when the ellipsoid
+    joins a larger drawing). The wireframe has gid ``"inertia-ellipsoid"``.
+
+    >>> _, ax = new_figure(projection="3d")
+    >>> wire = inertia_ellipsoid(ax, np.diag([0.3, 0.3, 0.12]), 3.0, center=[0.0, 0.0, 1.0])
+    >>> wire.get_gid(), [round(float(z), 4) for z in ax.get_zlim()]     # equal limits 1 ± 1.25·√(0.3/3)
+    ('inertia-ellipsoid', [0.6047, 1.3953])
+    """
+    I_c = np.asarray(I_c, dtype=float)
+    c = np.zeros(3)
+    if I_c.shape == (6, 6):
+        if mass is not None:
+            raise ValueError(f"mass: a 6x6 spatial inertia already holds the mass; expected None, got {mass!r}")
+        mass, c, I_c = spatial.inertia_params(spatial.check_spatial_inertia(I_c, "I_c"), "I_c")
+    elif I_c.shape != (3, 3):
+        raise ValueError(f"I_c: expected a 3x3 rotational inertia (with mass) or a 6x6 spatial inertia, "
+                         f"got shape {I_c.shape}")
+    elif mass is None:
+        raise ValueError("mass: required with a 3x3 rotational inertia (kg), got None")
+    k, axes = gyration_axes(I_c, float(mass))
+    R = np.eye(3) if R is None else so3.check_rotation(R, "R")
+    center = np.asarray(center, dtype=float)
+    if center.shape != (3,) or not np.all(np.isfinite(center)):
+        raise ValueError(f"center: expected a finite 3-vector, got {center!r}")
+    around, poles = resolution
+    u, v = np.meshgrid(np.linspace(0.0, 2 * np.pi, int(around) + 1), np.linspace(0.0, np.pi, int(poles) + 1))
+    sphere = np.stack([np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v)])        # (3, poles+1, around+1)
+    world_axes = R @ axes * k                                                          # semi-axis j: column j
+    middle = center + R @ c
+    X, Y, Z = middle[:, None, None] + np.einsum("ij,jab->iab", world_axes, sphere)
+    wire = ax.plot_wireframe(X, Y, Z, color=color, lw=0.6, alpha=0.6, gid="inertia-ellipsoid")
+    if principal_axes:
+        for j, axis_color in enumerate(FRAME_COLORS):
+            ax.plot(*np.transpose([middle - world_axes[:, j], middle + world_axes[:, j]]), color=axis_color, lw=1.5,
+                    gid="gyration-axes")
+    if autoscale:
+        half = 1.25 * max(float(k.max()), 1e-6)
+        ax.set(xlim=(middle[0] - half, middle[0] + half), ylim=(middle[1] - half, middle[1] + half),
+               zlim=(middle[2] - half, middle[2] + half))
+        ax.set_box_aspect((1, 1, 1))
+    return wire
+
+
 __all__ = ["draw_arm_matplotlib", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
-           "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot"]
+           "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot",
+           "gyration_axes", "inertia_ellipsoid"]

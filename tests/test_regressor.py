@@ -179,6 +179,8 @@ def test_identification_recovers_the_base_parameters_from_noiseless_data(ur5_ide
     assert result.r2 == pytest.approx(1.0, abs=1e-12)
     assert result.residual_rms < 1e-10
     assert 10 < result.cond < 1e3                                    # ≈ 76 for this trajectory
+    for q, qd, qdd in states(model, 3, seed=4):                      # the identified inverse dynamics is RNEA's
+        assert result.inverse_dynamics(q, qd, qdd) == pytest.approx(rnea(model, q, qd, qdd), abs=1e-8)
 
 
 def test_identification_from_noisy_torques(ur5_identification):

@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 
 from lessonlib import samples, spatial
-from lessonlib.dynamics import bias_forces, crba, forward_dynamics
+from lessonlib.dynamics import bias_forces, crba, forward_dynamics, rnea
 from lessonlib.dynamics.control import computed_torque, gravity_compensation, quintic
+from lessonlib.dynamics.regressor import base_parameters, fourier_trajectory, identify, synthetic_measurements
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.dynamics.friction import Friction
 from lessonlib.dynamics.simulate import Trajectory, simulate
@@ -189,6 +190,66 @@ def test_computed_torque_with_a_wrong_model_does_not_track_exactly():
     traj = simulate(arm, [0.2, 0.1, -0.3], np.zeros(3), computed_torque(heavier, ref, 100.0, 20.0),
                     dt=1e-2, duration=1.5)
     assert np.abs(ref(traj.t)[0] - traj.q).max() > 1e-3
+
+
+def test_computed_torque_from_an_inverse_dynamics_function_matches_the_model_path():
+    arm = samples.rpr_arm()
+    rng = np.random.default_rng(8)
+    ref = quintic(rng.normal(size=3), rng.normal(size=3), 1.0)
+    Kp, Kd = [30.0, 40.0, 50.0], 9.0
+    by_model = computed_torque(arm, ref, Kp, Kd)
+    calls = []
+
+    def inverse_dynamics(q, qd, qdd):
+        calls.append(qdd)
+        return rnea(arm, q, qd, qdd)
+
+    class Dynamics:                                    # an object with an inverse_dynamics method
+        def inverse_dynamics(self, q, qd, qdd):
+            return rnea(arm, q, qd, qdd)
+
+    for t, (q, qd) in zip((0.1, 0.4, 0.9), rng.normal(size=(3, 2, 3))):
+        expected = by_model(t, q, qd)
+        assert computed_torque(inverse_dynamics, ref, Kp, Kd)(t, q, qd) == pytest.approx(expected, rel=1e-14, abs=1e-12)
+        assert computed_torque(Dynamics(), ref, Kp, Kd)(t, q, qd) == pytest.approx(expected, rel=1e-14, abs=1e-12)
+        q_d, qd_d, qdd_d = ref(t)
+        np.testing.assert_allclose(calls[-1], qdd_d + 9.0 * (qd_d - qd) + np.array(Kp) * (q_d - q), rtol=1e-14)
+
+
+def test_computed_torque_closes_the_loop_with_an_identified_model():
+    """seed 004 §4.4: the base-parameter model identified from noiseless data tracks like the true model."""
+    arm = samples.planar_3link()
+    base = base_parameters(arm)
+    data = synthetic_measurements(arm, fourier_trajectory(arm.n, seed=2, base_freq=0.5), 0.02 * np.arange(100))
+    result = identify(arm, *data, base=base)
+    theta_b = result.theta_base
+    q_start, q_goal, e0 = np.array([0.2, 0.1, -0.3]), np.array([1.0, 0.25, 0.5]), np.array([0.05, -0.03, 0.04])
+    ref = quintic(q_start, q_goal, 1.5)
+    exact = np.array(e0 * ((1 + 10 * np.linspace(0, 2.0, 201)) * np.exp(-10 * np.linspace(0, 2.0, 201)))[:, None])
+    for controller in (result, lambda q, qd, qdd: base.regressor_base(q, qd, qdd) @ theta_b):
+        traj = simulate(arm, q_start - e0, np.zeros(3), computed_torque(controller, ref, 100.0, 20.0),
+                        dt=1e-2, duration=2.0, progress=False)
+        assert ref(traj.t)[0] - traj.q == pytest.approx(exact, abs=1e-6)    # ë + 20 ė + 100 e = 0, as with arm
+    wrong = identify(arm, data[0], data[1], data[2], 1.2 * data[3], base=base)      # torques 20 % off
+    traj = simulate(arm, q_start - e0, np.zeros(3), computed_torque(wrong, ref, 100.0, 20.0), dt=1e-2, duration=2.0,
+                    progress=False)
+    assert np.abs(ref(traj.t)[0] - traj.q - exact).max() > 1e-3
+
+
+def test_computed_torque_with_a_function_validates():
+    ref = quintic([0.0, 0.0], [1.0, 1.0], 1.0)
+    two_joints = lambda q, qd, qdd: qdd                  # a unit-inertia double integrator
+    assert computed_torque(two_joints, ref, 4.0, [1.0, 2.0])(0.0, np.zeros(2), np.ones(2)).tolist() == [-1.0, -2.0]
+    with pytest.raises(ValueError, match="gravity: applies to a Model only"):
+        computed_torque(two_joints, ref, 1.0, 1.0, gravity=[0.0, 0.0, -9.81])
+    with pytest.raises(ValueError, match="model: expected a Model"):
+        computed_torque("ur5", ref, 1.0, 1.0)
+    with pytest.raises(ValueError, match="Kp"):
+        computed_torque(two_joints, ref, [[1.0]], 1.0)
+    with pytest.raises(ValueError, match="Kd: expected a scalar or 2 values"):
+        computed_torque(two_joints, ref, 1.0, [1.0, 2.0, 3.0])(0.0, np.zeros(2), np.zeros(2))
+    with pytest.raises(ValueError, match=r"model: the inverse dynamics returned shape \(3,\)"):
+        computed_torque(lambda q, qd, qdd: np.zeros(3), ref, 1.0, 1.0)(0.0, np.zeros(2), np.zeros(2))
 
 
 @pytest.mark.parametrize("name", ["planar_3link", "ur5"])

@@ -2,7 +2,9 @@
 
 Each controller is a function ``torque_fn(t, q, qd) -> τ_a`` for
 :func:`~lessonlib.dynamics.simulate.simulate`, built from a Model — the *controller's* model,
-which may differ from the simulated one (an identified or deliberately wrong model).
+which may differ from the simulated one (an identified or deliberately wrong model). Computed
+torque also takes the inverse dynamics as a function ``τ = inverse_dynamics(q, q̇, q̈)``, e.g. an
+identified base-parameter model ``τ = Y_b(q, q̇, q̈) θ_b`` (seed 004 §4.4), which is no Model.
 
 * :func:`gravity_compensation` — ``τ = g(q) + K_p (q_ref − q) − K_d q̇``;
   ``g(q)`` computed by: :func:`~lessonlib.dynamics.gravity_torques` (``rnea(q, 0, 0)``).
@@ -26,20 +28,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model import Model
 from .rnea import rnea
 from .terms import gravity_torques
 
 
 def _gain(K, n, name):
-    """A gain as an (n,) float array (scalar broadcast), checked finite and ≥ 0."""
+    """A gain as an (n,) float array (scalar broadcast), checked finite and ≥ 0.
+
+    ``n`` None (the joint count is not known yet): a scalar stays a 0-d array, a vector any length.
+    """
+    count = "n" if n is None else n
     try:
         K = np.asarray(0.0 if K is None else K, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a scalar or {n} numbers >= 0, got {K!r}") from None
-    if K.ndim == 0:
+        raise ValueError(f"{name}: expected a scalar or {count} numbers >= 0, got {K!r}") from None
+    if K.ndim == 0 and n is not None:
         K = np.full(n, float(K))
-    if K.shape != (n,) or not np.all(np.isfinite(K)) or np.any(K < 0):
-        raise ValueError(f"{name}: expected a scalar or {n} finite values >= 0, got {K!r}")
+    shape_ok = K.ndim <= 1 if n is None else K.shape == (n,)
+    if not shape_ok or not np.all(np.isfinite(K)) or np.any(K < 0):
+        raise ValueError(f"{name}: expected a scalar or {count} finite values >= 0, got {K!r}")
     return K
 
 
@@ -71,6 +79,13 @@ def computed_torque(model, reference, Kp, Kd, *, gravity=None):
     ``(q_d, q̇_d, q̈_d)``, e.g. :func:`quintic`. Critical damping: ``K_d = 2 √K_p``.
     Returns ``torque_fn(t, q, qd)``.
 
+    ``model`` is the controller's model: a :class:`~lessonlib.model.Model` (the inverse dynamics
+    is its RNEA, with ``gravity``), or any inverse dynamics ``τ = f(q, q̇, q̈)`` — an object with a
+    method ``inverse_dynamics(q, qd, qdd)`` (an :class:`~lessonlib.dynamics.regressor.Identification`)
+    or a callable, e.g. ``lambda q, qd, qdd: base.regressor_base(q, qd, qdd) @ theta_b``. Such a
+    function carries its own gravity (``gravity`` must stay None) and is called once per step with
+    the commanded acceleration; its result must have the shape of ``q``.
+
     >>> import numpy as np
     >>> from lessonlib import samples
     >>> from lessonlib.dynamics import crba, bias_forces
@@ -82,9 +97,14 @@ def computed_torque(model, reference, Kp, Kd, *, gravity=None):
     >>> v = qdd_d + 20.0 * (qd_d - qd) + 100.0 * (q_d - q)
     >>> bool(np.allclose(ctrl(0.7, q, qd), crba(arm, q) @ v + bias_forces(arm, q, qd)))
     True
+    >>> by_function = computed_torque(lambda q, qd, qdd: rnea(arm, q, qd, qdd), ref, Kp=100.0, Kd=20.0)
+    >>> bool(np.allclose(by_function(0.7, q, qd), ctrl(0.7, q, qd)))       # any inverse dynamics will do
+    True
     """
     if not callable(reference):
         raise ValueError(f"reference: expected a function t -> (q_d, qd_d, qdd_d), got {type(reference).__name__}")
+    if not isinstance(model, Model):
+        return _computed_torque_with(_inverse_dynamics(model, gravity), reference, Kp, Kd)
     n = model.n
     Kp, Kd = _gain(Kp, n, "Kp"), _gain(Kd, n, "Kd")
 
@@ -92,6 +112,39 @@ def computed_torque(model, reference, Kp, Kd, *, gravity=None):
         q_d, qd_d, qdd_d = reference(t)
         v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)          # commanded acceleration
         return rnea(model, q, qd, v, gravity=gravity)
+
+    return torque_fn
+
+
+def _inverse_dynamics(dynamics, gravity):
+    """The function ``(q, q̇, q̈) -> τ`` of an object with ``inverse_dynamics``, or of a callable."""
+    if gravity is not None:
+        raise ValueError(f"gravity: applies to a Model only (an inverse-dynamics function carries its own "
+                         f"gravity); expected None, got {gravity!r}")
+    method = getattr(dynamics, "inverse_dynamics", None)
+    if callable(method):
+        return method
+    if callable(dynamics):
+        return dynamics
+    raise ValueError(f"model: expected a Model, an object with inverse_dynamics(q, qd, qdd) or a callable "
+                     f"(q, qd, qdd) -> tau, got {type(dynamics).__name__}")
+
+
+def _computed_torque_with(inverse_dynamics, reference, Kp, Kd):
+    """:func:`computed_torque` around an inverse-dynamics function (n is known only at the first call)."""
+    Kp, Kd = _gain(Kp, None, "Kp"), _gain(Kd, None, "Kd")
+
+    def torque_fn(t, q, qd):
+        n = len(q)
+        for name, K in (("Kp", Kp), ("Kd", Kd)):
+            if K.size not in (1, n):
+                raise ValueError(f"{name}: expected a scalar or {n} values (one per joint), got {K.size}")
+        q_d, qd_d, qdd_d = reference(t)
+        v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)          # commanded acceleration
+        tau = np.asarray(inverse_dynamics(q, qd, v), dtype=float)
+        if tau.shape != (n,):
+            raise ValueError(f"model: the inverse dynamics returned shape {tau.shape}, expected ({n},) like q")
+        return tau
 
     return torque_fn
 

@@ -348,6 +348,14 @@ class Identification:
         """``std / |θ_b|``: small for well-excited parameters (Swevers' criterion), large for poorly excited ones."""
         return self.std / np.abs(self.theta_base)
 
+    def inverse_dynamics(self, q, qd, qdd):
+        """The identified model's torques for one state: ``τ = Y_b(q, q̇, q̈) θ_b`` (n,).
+
+        The inverse dynamics that :func:`~lessonlib.dynamics.control.computed_torque` accepts in
+        place of a Model (seed 004 §4.4: close the loop with the identified model).
+        """
+        return self.base.regressor_base(q, qd, qdd) @ self.theta_base
+
     def predict(self, Q, QD, QDD):
         """Predicted torques (N, n) for the samples (N, n) of another trajectory (validation)."""
         Q = np.atleast_2d(Q)

@@ -1,0 +1,242 @@
+"""Checks of exercise 06: Lie-group (product-of-exponentials) recursive dynamics (seed 001 "递归公式").
+
+The student writes the recursion in zero-configuration (home) frames from Modern Robotics' chain
+description ``M_list`` (n+1, 4, 4), ``G_list`` (n, 6, 6), ``S_list`` (6, n) (the layout of
+:func:`lessonlib.model.from_poe`). Each check feeds random chains drawn from ``ctx.rng`` and compares
+with the library (``rnea_poe_trace``, ``rnea``) and with identities that do not use the
+zero-configuration recursion at all: forward kinematics at ``q = 0``, ``scipy.linalg.expm`` of
+``θ ad(s)``, the space Jacobian, the body twists and spatial accelerations of the body-frame RNEA
+moved by ``Ad(M_i)``, Jacobian-transpose gravity and the CRBA mass matrix.
+
+==========================  ======  =======================================================
+check                       points  what it tests
+==========================  ======  =======================================================
+``poe-home-poses``          1       ``home_frames``: home poses ``M_i = M_{0,1} ⋯ M_{i-1,i}``
+``poe-home-inertias``       1       ``home_frames``: ``N_i⁰ = Ad(M_i⁻¹)ᵀ G_i Ad(M_i⁻¹)``
+``poe-adjoint``             1       ``joint_adjoint``: ``H = Ad(exp(θ s)) = expm(θ ad(s))``
+``poe-adjoint-chain``       1       ``joint_adjoint`` along a chain: ``H_1 ⋯ H_i s_i⁰`` = space Jacobian
+``poe-forward-v``           1       ``forward_pass``: twists ``V_i⁰``
+``poe-forward-a``           1       ``forward_pass``: ``V̇_i⁰ − g_i⁰`` (gravity folded in)
+``poe-rnea-chain``          2       ``rnea_poe`` on random chains (revolute and prismatic joints)
+``poe-rnea-ur5``            1       ``rnea_poe`` on the UR5 (Modern Robotics' ``Mlist, Glist, Slist``)
+``poe-rnea-identities``     1       ``rnea_poe`` against Jacobian-transpose gravity and CRBA
+==========================  ======  =======================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import expm
+
+from ... import samples, se3, so3
+from ...dynamics import crba, rnea, rnea_poe_trace, rnea_trace
+from ...kinematics import body_twists, fk, jacobian
+from ...model import from_poe
+from ..checker import Exercise
+from .rnea05 import gravity_by_jacobians, random_gravity
+
+EXERCISE = Exercise(
+    "rnea_poe06", notebook="06_lie_group_dynamics.ipynb",
+    title="Lesson 06 — Lie-group recursive dynamics in the zero configuration",
+    blocked=("lessonlib.dynamics", "lessonlib.batch", "lessonlib.check", "lessonlib.constraints",
+             "lessonlib.kinematics"),
+    copy_targets=("lessonlib.dynamics.rnea_poe", "lessonlib.dynamics.rnea", "lessonlib.dynamics.rnea_classic",
+                  "lessonlib.dynamics.denoc", "lessonlib.batch"))
+
+#: Modern Robotics' UR5 test state (its InverseDynamics documentation, without the tip wrench).
+UR5_STATE = (np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3]), 0.2 * np.ones(6),
+             0.1 * np.ones(6))
+
+
+# --- reference quantities (judge side; never sent to the kernel) ------------------------------
+
+def poe_lists(model, ee=None):
+    """A chain Model as Modern Robotics' ``(M_list, G_list, S_list)``, the input of :func:`from_poe`.
+
+    ``M_list[i] = T_tree[i]`` (home pose of link i in link i-1), plus ``ee`` (the end-effector frame in
+    the last link; identity by default); ``S_list`` columns are the home screws ``Ad(M_i) S_i``.
+    """
+    M_home = fk(model, np.zeros(model.n))
+    S0 = np.array([se3.Ad(M_home[i]) @ model.S[i] for i in range(model.n)])
+    ee = np.eye(4) if ee is None else ee
+    return np.concatenate([model.T_tree, [ee]]), np.array(model.inertia), S0.T.copy()
+
+
+def random_chain(ctx, n_min=2, n_max=6):
+    """A random serial chain (revolute and prismatic joints) and its PoE lists (random end-effector)."""
+    n = int(ctx.rng.integers(n_min, n_max + 1))
+    model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
+    ee = se3.from_Rp(so3.exp(ctx.rng.normal(size=3)), ctx.rng.uniform(-0.3, 0.3, 3))
+    lists = poe_lists(model, ee)
+    rebuilt = from_poe(*lists)
+    q = ctx.rng.uniform(-1, 1, n)
+    assert np.allclose(rnea(rebuilt, q, q, q), rnea(model, q, q, q), atol=1e-9), "checker self-test: from_poe"
+    return rebuilt, lists
+
+
+def random_state(ctx, model):
+    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
+
+
+def random_screw(ctx, prismatic=False):
+    """A unit joint screw: revolute ``[ω; −ω × r]`` through a random point, or prismatic ``[0; v]``."""
+    axis = ctx.rng.normal(size=3)
+    axis /= np.linalg.norm(axis)
+    if prismatic:
+        return np.r_[np.zeros(3), axis]
+    return np.r_[axis, -np.cross(axis, ctx.rng.uniform(-1, 1, 3))]
+
+
+def pair(ctx, result, call, names):
+    """Unpack a 2-tuple result, failing readably."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        ctx.fail(f"expected a pair ({', '.join(names)}), got {type(result).__name__}"
+                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
+    return result
+
+
+# --- (a) home frames -------------------------------------------------------------------------------
+
+@EXERCISE.check("poe-home-poses", points=1, functions=("home_frames",),
+                title="home poses M_i of the links (zero configuration)")
+def home_poses(ctx, home_frames):
+    for _ in range(3):
+        model, (M_list, G_list, _) = random_chain(ctx)
+        call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
+        M, _ = pair(ctx, ctx.call(home_frames, M_list, G_list), call, ("M", "N0"))
+        ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)), call=call,
+                         hint="M_i = M_list[0] @ M_list[1] @ ... @ M_list[i]; the last entry of M_list is the "
+                              "end-effector frame, not a link")
+
+
+@EXERCISE.check("poe-home-inertias", points=1, functions=("home_frames",),
+                title="link inertias N_i^0 pulled back to the zero configuration")
+def home_inertias(ctx, home_frames):
+    for _ in range(3):
+        model, (M_list, G_list, S_list) = random_chain(ctx)
+        q, qd, qdd = random_state(ctx, model)
+        trace = rnea_poe_trace(model, q, qd, qdd)
+        call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
+        _, N0 = pair(ctx, ctx.call(home_frames, M_list, G_list), call, ("M", "N0"))
+        ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N, call=call,
+                         hint="N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1): a wrench moves with the transpose of the "
+                              "inverse adjoint, so the inertia is congruent to G_i")
+
+
+# --- (b) the joint adjoint H_i ---------------------------------------------------------------------
+
+@EXERCISE.check("poe-adjoint", points=1, functions=("joint_adjoint",),
+                title="H = Ad(exp(theta s)) of one joint screw")
+def adjoint(ctx, joint_adjoint):
+    cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
+    cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
+    for s, theta in cases:
+        call = f"joint_adjoint(s={np.round(s, 4).tolist()}, theta={theta:.4g})"
+        H = ctx.call(joint_adjoint, s, theta)
+        expected = expm(theta * se3.ad(s))
+        assert np.allclose(expected, se3.Ad(se3.exp(theta * s)), atol=1e-9), "checker self-test: Ad exp = exp ad"
+        ctx.expect_close("H (6, 6)", H, expected, call=call,
+                         hint="H = Ad(T) with T = exp([s] theta) the 4x4 transform of the joint motion")
+
+
+@EXERCISE.check("poe-adjoint-chain", points=1, functions=("joint_adjoint",),
+                title="H_1 ... H_i s_i^0 along a chain = the space Jacobian")
+def adjoint_chain(ctx, joint_adjoint):
+    for _ in range(2):
+        model, (_, _, S_list) = random_chain(ctx, 3, 6)
+        q = ctx.rng.uniform(-np.pi, np.pi, model.n)
+        S0 = S_list.T
+        H = [ctx.expect_shape("H (6, 6)", ctx.call(joint_adjoint, S0[i], q[i]), (6, 6),
+                              call=f"joint_adjoint(S0[{i}], q[{i}])") for i in range(model.n)]
+        path, current = np.eye(6), []
+        for i in range(model.n):
+            path = path @ H[i]
+            current.append(path @ S0[i])
+        ctx.expect_close("[H_1 ... H_i s_i^0 for each i] (columns)", np.array(current).T,
+                         jacobian(model, q, frame="space"),
+                         call=f"joint_adjoint(S0[i], q[i]) for every joint of a random {model.n}-link chain",
+                         hint="each H_i must be the motion of joint i alone: its own screw is unmoved, "
+                              "H_i s_i^0 = s_i^0")
+
+
+# --- (c) the forward pass ----------------------------------------------------------------------------
+
+def _forward_cases(ctx, trials=3):
+    for _ in range(trials):
+        model, (_, _, S_list) = random_chain(ctx)
+        q, qd, qdd = random_state(ctx, model)
+        g = random_gravity(ctx)
+        trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
+        body = rnea_trace(model, q, qd, qdd, gravity=g)
+        Ad_M = [se3.Ad(trace.M[i]) for i in range(model.n)]
+        assert np.allclose(trace.V, [Ad_M[i] @ v for i, v in enumerate(body_twists(model, q, qd))], atol=1e-9)
+        assert np.allclose(trace.Vd_g, [Ad_M[i] @ a for i, a in enumerate(body.a)], atol=1e-8), "self-test: a"
+        yield model, S_list.T.copy(), (q, qd, qdd), g, trace
+
+
+@EXERCISE.check("poe-forward-v", points=1, functions=("forward_pass",),
+                title="forward pass: twists V_i^0 in the zero configuration")
+def forward_velocity(ctx, forward_pass):
+    for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
+        call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
+        V, _ = pair(ctx, ctx.call(forward_pass, S0, q, qd, qdd, g), call, ("V", "Vd_g"))
+        ctx.expect_close(f"V ({model.n}, 6)", V, trace.V, call=call,
+                         hint="V_i^0 = qd_i s_i^0 + H_i^-1 V_(i-1)^0 with H_i^-1 = Ad(exp(-q_i s_i^0)), V_(-1) = 0")
+
+
+@EXERCISE.check("poe-forward-a", points=1, functions=("forward_pass",),
+                title="forward pass: accelerations with gravity folded in")
+def forward_acceleration(ctx, forward_pass):
+    for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
+        call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
+        _, Vd_g = pair(ctx, ctx.call(forward_pass, S0, q, qd, qdd, g), call, ("V", "Vd_g"))
+        ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g, call=call,
+                         hint="start from [0; -g]; then qdd_i s_i^0 + qd_i [V_i^0, s_i^0] + H_i^-1 (previous), "
+                              "with [x, y] = ad(x) y")
+
+
+# --- (d) the whole recursion -----------------------------------------------------------------------
+
+@EXERCISE.check("poe-rnea-chain", points=2, functions=("rnea_poe",),
+                title="rnea_poe on random chains")
+def rnea_chain(ctx, rnea_poe):
+    rods = samples.planar_2link()                              # seed 003: two horizontal 1 m / 1 kg rods
+    cases = [(rods, poe_lists(rods), (np.zeros(2), np.zeros(2), np.zeros(2)), np.array([0.0, -10.0, 0.0]))]
+    for _ in range(3):
+        model, lists = random_chain(ctx)
+        cases.append((model, lists, random_state(ctx, model), random_gravity(ctx)))
+    for model, lists, (q, qd, qdd), g in cases:
+        call = f"rnea_poe(M_list, G_list, S_list, q, qd, qdd, gravity) on {model.name!r} (n = {model.n})"
+        got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
+        ctx.expect_close(f"tau ({model.n},)", got, rnea(model, q, qd, qdd, gravity=g), call=call,
+                         hint="Q_i^0 = N_i^0 Vd_g_i + ad_dual(V_i^0) N_i^0 V_i^0; inward: tau_i = P_i^0 . s_i^0, "
+                              "P_(i-1)^0 += H_i^-T P_i^0")
+
+
+@EXERCISE.check("poe-rnea-ur5", points=1, functions=("rnea_poe",),
+                title="rnea_poe on the UR5 (Modern Robotics' Mlist, Glist, Slist)")
+def rnea_ur5(ctx, rnea_poe):
+    ur5 = samples.ur5()
+    lists = poe_lists(ur5, ur5.frame("ee").T)
+    cases = [UR5_STATE] + [random_state(ctx, ur5) for _ in range(2)]
+    for q, qd, qdd in cases:
+        call = "rnea_poe(Mlist, Glist, Slist, q, qd, qdd, gravity=(0, 0, -9.81)) on the UR5"
+        got = ctx.call(rnea_poe, *lists, q, qd, qdd, np.array([0.0, 0.0, -9.81]))
+        ctx.expect_close("tau (6,)", got, rnea(ur5, q, qd, qdd), call=call)
+
+
+@EXERCISE.check("poe-rnea-identities", points=1, functions=("rnea_poe",),
+                title="rnea_poe against Jacobian-transpose gravity and the CRBA mass matrix")
+def rnea_identities(ctx, rnea_poe):
+    model, lists = random_chain(ctx, 3, 6)
+    q = ctx.rng.uniform(-np.pi, np.pi, model.n)
+    g = random_gravity(ctx)
+    zero = np.zeros(model.n)
+    ctx.expect_close(f"tau ({model.n},)", ctx.call(rnea_poe, *lists, q, zero, zero, g),
+                     gravity_by_jacobians(model, q, g), call="rnea_poe(..., q, 0, 0, gravity): the gravity torques",
+                     hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
+    columns = [ctx.expect_shape(f"column {j} of M",
+                                ctx.call(rnea_poe, *lists, q, zero, np.eye(model.n)[j], np.zeros(3)),
+                                (model.n,), call=f"rnea_poe(..., q, 0, e_{j}, gravity=0)") for j in range(model.n)]
+    ctx.expect_close("M = [rnea_poe(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
+                     call=f"the mass matrix of a random {model.n}-link chain, column by column",
+                     hint="with qd = 0 and no gravity, the torques for qdd = e_j are column j of M(q)")

@@ -202,10 +202,64 @@ def test_identification_from_noisy_torques(ur5_identification):
     assert 1 - (residual**2).sum() / ((TAU - TAU.mean(axis=0)) ** 2).sum() > 0.99
 
 
+@pytest.fixture(scope="module")
+def planar_identification():
+    """planar_3link (9 base parameters), a Fourier trajectory sampled 250 times in 5 s, noiseless torques."""
+    arm = samples.planar_3link()
+    base = base_parameters(arm)
+    data = synthetic_measurements(arm, fourier_trajectory(arm.n, seed=3, base_freq=0.2), np.linspace(0, 5, 250))
+    return arm, base, data, base.reduce(inertial_parameters(arm))
+
+
+def test_weighted_identification_is_the_weighted_normal_equations(planar_identification):
+    arm, base, (Q, QD, QDD, TAU), truth = planar_identification
+    noisy = TAU + np.random.default_rng(0).normal(size=TAU.shape) * [0.02, 0.5, 0.1]
+    w = np.array([50.0, 2.0, 10.0])
+    result = identify(arm, Q, QD, QDD, noisy, base=base, weights=w)
+    W = stacked_regressor(arm, Q, QD, QDD)[:, base.independent]
+    D = np.tile(w**2, len(Q))                                           # row j of sample k weighs w_j²
+    expected = np.linalg.solve(W.T @ (D[:, None] * W), W.T @ (D * noisy.ravel()))
+    np.testing.assert_allclose(result.theta_base, expected, rtol=1e-9)
+    r = noisy.ravel() - W @ expected                                    # std from the weighted residuals
+    cov = (D @ r**2) / (W.shape[0] - base.rank) * np.linalg.inv(W.T @ (D[:, None] * W))
+    np.testing.assert_allclose(result.std, np.sqrt(np.diag(cov)), rtol=1e-8)
+    assert result.residual_rms == pytest.approx(np.sqrt(np.mean(r**2)), rel=1e-9)     # unweighted, in N·m
+    np.testing.assert_array_equal(result.weights, w)
+    scaled = identify(arm, Q, QD, QDD, noisy, base=base, weights=7.0 * w)    # one common factor changes nothing
+    np.testing.assert_allclose(scaled.theta_base, result.theta_base, rtol=1e-10)
+    np.testing.assert_allclose(scaled.std, result.std, rtol=1e-10)
+    ols = identify(arm, Q, QD, QDD, noisy, base=base)
+    ones = identify(arm, Q, QD, QDD, noisy, base=base, weights=[1, 1, 1])
+    assert ols.weights is None
+    np.testing.assert_allclose(ones.theta_base, ols.theta_base, rtol=1e-10)
+    np.testing.assert_allclose(ones.std, ols.std, rtol=1e-10)
+    np.testing.assert_allclose(ols.theta_base, np.linalg.lstsq(W, noisy.ravel(), rcond=None)[0], rtol=1e-9)
+
+
+def test_weights_one_over_sigma_beat_ordinary_least_squares(planar_identification):
+    """Joint noise σ = (0.02, 0.5, 0.1) N·m (seed 004 §4.4: weights from each sensor's noise level):
+    over 6 noise draws WLS with w_j = 1/σ_j has a mean squared parameter error below 30 % of OLS's
+    (≈ 7 % here), and each WLS estimate lies within 4 of its standard deviations."""
+    arm, base, (Q, QD, QDD, TAU), truth = planar_identification
+    sigma = np.array([0.02, 0.5, 0.1])
+    err_ols, err_wls = [], []
+    for seed in range(6):
+        noisy = TAU + np.random.default_rng(seed).normal(size=TAU.shape) * sigma
+        ols = identify(arm, Q, QD, QDD, noisy, base=base)
+        wls = identify(arm, Q, QD, QDD, noisy, base=base, weights=1 / sigma)
+        err_ols.append(np.sum((ols.theta_base - truth) ** 2))
+        err_wls.append(np.sum((wls.theta_base - truth) ** 2))
+        assert np.all(np.abs(wls.theta_base - truth) < 4 * wls.std)
+    assert np.mean(err_wls) < 0.3 * np.mean(err_ols)
+
+
 def test_identify_validation():
     model = samples.planar_2link()
     Q = np.zeros((5, 2))
     with pytest.raises(ValueError, match="TAU"):
         identify(model, Q, Q, Q, np.zeros((5, 3)))
+    for bad in ([1.0, 0.0], [1.0, -2.0], [1.0, 2.0, 3.0], [np.inf, 1.0]):
+        with pytest.raises(ValueError, match="weights: expected 2 finite values > 0"):
+            identify(model, Q, Q, Q, Q, weights=bad)
     with pytest.raises(ValueError, match="torque_noise"):
         synthetic_measurements(model, fourier_trajectory(2), [0.0, 1.0], torque_noise=-1.0)

@@ -330,9 +330,12 @@ class Identification:
     """Result of :func:`identify`.
 
     ``theta_base`` (r,) least-squares estimate of the base parameters; ``std`` (r,) their standard
-    deviations (from the residual variance and ``(W_bᵀ W_b)⁻¹``); ``residual_rms`` (N·m);
-    ``r2`` the coefficient of determination of the predicted torques (all joints), ``r2_joint`` per
-    joint; ``cond`` the condition number of the stacked base regressor ``W_b``; ``base`` the set.
+    deviations (from the residual variance and ``(W_bᵀ W_b)⁻¹``; weighted: of the weighted residuals
+    and ``(W_bᵀ D W_b)⁻¹``); ``residual_rms`` (N·m, unweighted); ``r2`` the coefficient of
+    determination of the predicted torques (all joints, unweighted), ``r2_joint`` per joint;
+    ``cond`` the condition number of the stacked base regressor ``W_b`` (row-weighted when
+    ``weights`` were given: the matrix that was solved); ``base`` the set; ``weights`` (n,) the
+    per-joint weights used, or None (ordinary least squares).
     """
 
     theta_base: np.ndarray
@@ -342,6 +345,7 @@ class Identification:
     r2_joint: np.ndarray
     cond: float
     base: BaseParameters
+    weights: np.ndarray | None = None
 
     @property
     def relative_std(self):
@@ -370,12 +374,26 @@ def _r2(measured, predicted):
     return ss_res, ss_tot
 
 
-def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None):
+def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None, weights=None):
     """Least-squares estimate of the base parameters from measured motion and torques.
 
     ``Q, QD, QDD, TAU`` (N, n); ``base`` a :class:`BaseParameters` (default: ``base_parameters(model,
     gravity=gravity)``). Solves ``min ‖W_b θ_b − τ‖²`` with ``W_b`` the stacked base regressors
     (``numpy.linalg.lstsq``). Returns an :class:`Identification`.
+
+    ``weights`` (n,) > 0, one per joint: weighted least squares ``min Σ_k Σ_j (w_j (W_b θ_b − τ)_kj)²``,
+    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. Seed 004 §4.4
+    weights each joint by its torque-sensor noise: ``w_j = 1/σ_j`` (the best linear unbiased
+    estimate when the noise of joint ``j`` has standard deviation ``σ_j``). Scaling all weights by
+    one factor changes nothing; None (default) is ordinary least squares.
+
+    >>> from lessonlib import samples
+    >>> arm = samples.planar_2link()
+    >>> data = synthetic_measurements(arm, fourier_trajectory(2, seed=1), np.linspace(0, 10, 200),
+    ...                               torque_noise=0.01, seed=2)
+    >>> ols, wls = identify(arm, *data), identify(arm, *data, weights=[1 / 0.01, 1 / 0.01])
+    >>> bool(np.allclose(ols.theta_base, wls.theta_base)), bool(np.allclose(ols.std, wls.std))   # equal σ_j
+    (True, True)
     """
     Q, QD, QDD, TAU = (np.asarray(x, dtype=float) for x in (Q, QD, QDD, TAU))
     for name, x in (("Q", Q), ("QD", QD), ("QDD", QDD), ("TAU", TAU)):
@@ -385,17 +403,25 @@ def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None):
     base = base_parameters(model, gravity=gravity) if base is None else base
     if not isinstance(base, BaseParameters) or base.model.n != model.n:
         raise ValueError(f"base: expected the BaseParameters of a {model.n}-joint model, got {base!r}")
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (model.n,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+            raise ValueError(f"weights: expected {model.n} finite values > 0 (one per joint, e.g. 1/σ_j), "
+                             f"got {weights!r}")
     W = np.vstack([base.regressor_base(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
     if W.shape[0] < base.rank:
         raise ValueError(f"Q: expected at least {base.rank} torque values (N·n) for {base.rank} base parameters, "
                          f"got {W.shape[0]}")
-    theta, *_ = np.linalg.lstsq(W, TAU.ravel(), rcond=None)
+    row_weight = np.ones(W.shape[0]) if weights is None else np.tile(weights, Q.shape[0])   # rows: sample, joint
+    W_w = W * row_weight[:, None]
+    theta, *_ = np.linalg.lstsq(W_w, TAU.ravel() * row_weight, rcond=None)
     residual = TAU - (W @ theta).reshape(TAU.shape)
     dof = max(W.shape[0] - base.rank, 1)
-    sigma2 = float((residual**2).sum()) / dof
-    _, s, Vt = np.linalg.svd(W, full_matrices=False)
-    std = np.sqrt(sigma2 * ((Vt.T / s) ** 2).sum(axis=1))          # sqrt(diag(σ² (WᵀW)⁻¹))
+    sigma2 = float(((residual.ravel() * row_weight) ** 2).sum()) / dof
+    _, s, Vt = np.linalg.svd(W_w, full_matrices=False)
+    std = np.sqrt(sigma2 * ((Vt.T / s) ** 2).sum(axis=1))          # sqrt(diag(σ² (W_wᵀW_w)⁻¹))
     ss_res, ss_tot = _r2(TAU, TAU - residual)
     return Identification(theta_base=theta, std=std, residual_rms=float(np.sqrt((residual**2).mean())),
                           r2=float(1 - ss_res.sum() / ss_tot.sum()), r2_joint=1 - ss_res / ss_tot,
-                          cond=float(s[0] / s[-1]), base=base)
+                          cond=float(s[0] / s[-1]), base=base,
+                          weights=None if weights is None else weights.copy())

@@ -108,6 +108,31 @@ def resolve_body(model, body):
     return b % model.n, np.eye(4)
 
 
+def wrench_at_body(model, frame, F):
+    """A wrench given at a frame, moved to the body the frame is fixed on: ``(body, F_body)``.
+
+    Convention: ``F = [n; f]`` in the axes of ``frame``, moment about the frame's origin;
+    ``F_body`` is the same wrench in body axes, moment about the body origin (what ``f_ext[body]``
+    takes): ``F_body = Ad(T_b_f⁻¹)ᵀ F``, with ``T_b_f`` the frame's pose on its body. Power is
+    invariant: the frame's twist is ``V_f = Ad(T_b_f⁻¹) V_b``, so ``F_bodyᵀ V_b = Fᵀ V_f``.
+    ``frame``: a name of ``model.frames`` or a body index (:func:`resolve_body`; an index gives
+    ``F`` back unchanged). A frame on the base gives ``BASE`` and the wrench in world axes about
+    the world origin. No ``q``: the frame does not move on its body.
+
+    >>> import numpy as np
+    >>> from lessonlib import samples
+    >>> arm = samples.planar_2link()                    # frame "tip": 1 m along x of body 1
+    >>> body, F_body = wrench_at_body(arm, "tip", [0, 0, 0, 0, -10.0, 0])     # 10 N along -y at the tip
+    >>> body, F_body + 0.0                              # about body 1's origin: n = (1, 0, 0) × (0, -10, 0)
+    (1, array([  0.,   0., -10.,   0., -10.,   0.]))
+    """
+    F = np.asarray(F, dtype=float)
+    if F.shape != (6,) or not np.all(np.isfinite(F)):
+        raise ValueError(f"F: expected a finite wrench [n; f] of shape (6,), got shape {F.shape}")
+    b, T_b_f = resolve_body(model, frame)
+    return b, se3.Ad(se3.inv(T_b_f)).T @ F
+
+
 def jacobian(model, q, body=-1, frame="space"):
     """Geometric Jacobian of a body (or named frame), shape (6, n), rows ``[ω; v]``.
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import se3
 from ..conventions import BASE
-from ..kinematics import fk, resolve_body
+from ..kinematics import fk, wrench_at_body
 from .aba import aba
 from .crba import crba
 from .rnea import rnea
@@ -82,7 +82,9 @@ def jacobian_transpose_force(model, q, F, *, body=-1, frame="body"):
 
     Seed 000's last table row: ``τ_ext = Jᵀ F``. ``frame="body"``: ``F`` in the body's frame,
     moment about its origin; ``"space"``: in world axes, moment about the world origin.
-    ``body`` may be an index or a frame name of ``model.frames``. Computed by: one RNEA call
+    ``body`` may be an index or a frame name of ``model.frames`` (with ``"body"``, ``F`` is then in
+    that frame's axes about its origin, moved to the body by
+    :func:`~lessonlib.kinematics.wrench_at_body`). Computed by: one RNEA call
     ``−rnea(q, 0, 0, gravity=0, f_ext=F on that body)`` (equal to ``J(q)ᵀ F``).
     """
     F = np.asarray(F, dtype=float)
@@ -90,14 +92,11 @@ def jacobian_transpose_force(model, q, F, *, body=-1, frame="body"):
         raise ValueError(f"F: expected a wrench [n; f] of shape (6,), got {F.shape}")
     if frame not in ("body", "space"):
         raise ValueError(f"frame: expected 'body' or 'space', got {frame!r}")
-    b, T_b_point = resolve_body(model, body)
+    b, F_body = wrench_at_body(model, body, F)            # wrench at the named point -> body origin
     if b == BASE:                                         # a wrench on the base moves no joint
         return np.zeros(model.n)
-    T_0_b = fk(model, q)[b]
     if frame == "space":                                  # wrench at world origin -> body frame
-        F_body = se3.Ad(T_0_b).T @ F
-    else:                                                 # wrench at the named point -> body origin
-        F_body = se3.Ad(se3.inv(T_b_point)).T @ F
+        F_body = se3.Ad(fk(model, q)[b]).T @ F
     f_ext = np.zeros((model.n, 6))
     f_ext[b] = F_body
     zero = np.zeros(model.n)

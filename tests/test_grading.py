@@ -772,21 +772,26 @@ def test_notebook_timeout_kills_the_run(runs):
     res = runs["done"]["timeout"]
     assert res.returncode == 0, res.stderr[-2000:]
     r = json.loads((runs["other"] / "loop.json").read_text())["loop.ipynb"]
-    kept = next(n for n in r["notes"] if n.startswith("kept: ")).split()[1]
+    note = next(n for n in r["notes"] if n.startswith("kept: "))
+    kept, kernel_cwd = note.split()[1], note.split()[-1].rstrip(")")
     try:
         assert r["seconds"] < 30
         assert {c["status"] for c in r["checks"].values()} == {"timeout"} and r["total"] == 0
-        leftovers = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                if kept.encode() in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
-                    leftovers.append(pid)
-            except OSError:
-                pass
-        assert leftovers == []                       # the kernel and nbval were killed with the run
+        def leftovers():
+            found = []
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    if kept.encode() in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
+                        found.append(pid)
+                except OSError:
+                    pass
+            return found
+        assert leftovers() == [], [pathlib.Path(f"/proc/{p}/stat").read_text() for p in leftovers()]
     finally:
         import shutil
         shutil.rmtree(kept, ignore_errors=True)
+        if pathlib.Path(kernel_cwd).parent.name.startswith("lessonlib-kernel-"):
+            shutil.rmtree(pathlib.Path(kernel_cwd).parent, ignore_errors=True)
 
 
 @pytest.mark.slow

@@ -152,14 +152,34 @@ def descendants(pid):
     return found
 
 
+def _wait_gone(pids, timeout=3.0):
+    """Wait until every pid is dead (gone or a zombie), at most ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    pending = set(pids)
+    while pending and time.monotonic() < end:
+        for pid in list(pending):
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as fh:
+                    state = fh.read().decode(errors="replace").rsplit(")", 1)[1].split()[0]
+                if state in ("Z", "X"):
+                    pending.discard(pid)
+            except (OSError, IndexError):
+                pending.discard(pid)
+        if pending:
+            time.sleep(0.02)
+
+
 def kill_tree(proc):
     """SIGKILL a subprocess started with ``start_new_session=True`` and everything below it."""
+    killed = []
     for _ in range(3):
         for pid in descendants(proc.pid):
             try:
                 os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
             except OSError:
                 pass
+    _wait_gone(killed)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
@@ -181,7 +201,7 @@ def sweep(root, workdir):
     its forks) or its working directory is the kernel's (what the kernel spawned). Catches what
     escaped the process tree, e.g. when student code killed its nbval parent.
     """
-    marks, me = (os.fspath(root).encode(), os.fspath(workdir)), os.getpid()
+    marks, me, killed = (os.fspath(root).encode(), os.fspath(workdir)), os.getpid(), []
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
@@ -198,8 +218,10 @@ def sweep(root, workdir):
         if hit:
             try:
                 os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
             except OSError:
                 pass
+    _wait_gone(killed)
 
 
 def flags_of(answers):

@@ -821,3 +821,17 @@ def test_pytest_plugin_grades_a_submission(runs):
     assert "partial.ipynb::rnea-full-chain" in res.stdout and "lessonlib grades" in res.stdout
     rows = list(csv.reader(open(runs["plugin_dir"] / "g.csv")))
     assert len(rows) == 1 + len(CHECK_IDS) and rows[1][:2] == ["partial.ipynb", "rnea-static"]
+
+
+def test_find_submissions_names_and_the_reference(tmp_path):
+    """Same file names get their paths; the reference is skipped in a scanned directory, graded when named."""
+    from lessonlib.grading.grader import find_submissions
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for d in ("a", "b"):
+        (tmp_path / d / "05_rnea.ipynb").write_text("{}")
+    ref = tmp_path / "a" / "05_rnea.ipynb"
+    scanned = find_submissions([tmp_path], reference_path=ref)
+    assert [name for name, _ in scanned] == ["05_rnea.ipynb"] and scanned[0][1].endswith("b/05_rnea.ipynb")
+    named = find_submissions([ref, tmp_path / "b" / "05_rnea.ipynb"], reference_path=ref)
+    assert [name for name, _ in named] == [str(ref), str(tmp_path / "b" / "05_rnea.ipynb")]

@@ -594,8 +594,10 @@ def _combine(reference, exercise, submission, copies, roles, cells, verdicts, fi
 def find_submissions(paths, reference_path=None):
     """``[(name, path)]``: the notebooks in ``paths`` (files, or directories searched recursively).
 
-    The name is the file name; when two submissions share a file name, their paths relative to the
-    directory given on the command line are used instead. The reference itself is skipped.
+    The name is the file name; when two submissions share a file name, their paths (relative to the
+    directory given on the command line, or as given for a file) are used instead. The reference is
+    skipped when a directory scan finds it, and graded when it is named explicitly (a sanity check
+    that should score full marks).
     """
     ref = os.path.realpath(reference_path) if reference_path else None
     found = []
@@ -605,8 +607,8 @@ def find_submissions(paths, reference_path=None):
             for f in sorted(p.rglob("*.ipynb")):
                 if ".ipynb_checkpoints" not in f.parts and os.path.realpath(f) != ref:
                     found.append((f, f.relative_to(p)))
-        elif os.path.realpath(p) != ref:
-            found.append((p, Path(p.name)))
+        else:
+            found.append((p, p))
     counts = {}
     for f, _ in found:
         counts[f.name] = counts.get(f.name, 0) + 1

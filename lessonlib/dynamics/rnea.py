@@ -17,10 +17,11 @@ Inward pass (forces), ``i = n−1 .. 0``::
 
     f_p += X_i_pᵀ f_i,      τ_i = S_iᵀ f_i             (seed 003: the force goes back by the transpose)
 
-Speed (about 60 µs for a 7-joint arm, see ``benchmarks/bench_dynamics.py``): the joint transforms come from one
-vectorised call; the recursions — the only part that must go body by body — hold nothing but the
-recursive lines, and the local Newton–Euler equations and ``τ = Sᵀf`` run for all bodies at once.
-Inside the loops ``A.dot(x)`` is ``A @ x``: on 6-vectors NumPy's ``@`` costs about twice as much.
+Speed (about 45 µs for a 7-joint arm, see ``benchmarks/bench_dynamics.py``): the joint transforms
+come from one vectorised call; the recursions — the only part that must go body by body — hold
+nothing but the recursive lines (the outward pass as one affine step per body, see ``_rnea``), and
+the local Newton–Euler equations and ``τ = Sᵀf`` run for all bodies at once. Inside the loops
+``A.dot(x)`` is ``A @ x``: on small vectors NumPy's ``@`` costs about twice as much.
 """
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ from ..kinematics import _joint_transforms
 from ._inputs import base_acceleration, state
 from ._operators import ad, ad_dual, matvec
 
-_ZERO = np.zeros(6)
-_ZERO.setflags(write=False)
+#: The outward pass carries each body's motion as one homogeneous 13-vector ``m_i = [v_i; a_i; 1]``.
+_V, _A, _ONE = slice(0, 6), slice(6, 12), 12
 
 
 def _rnea(model, q, qd, qdd, gravity, f_ext):
@@ -43,26 +44,38 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
     F_ext = model.check_f_ext(f_ext)
     S, I, parent, n = model.S, model.inertia, model.parent, model.n
     X = _joint_transforms(model, q)
-    a_0 = base_acceleration(model, gravity)
-    vJ, aJ = S * qd[:, None], S * qdd[:, None]          # joint velocities S_i q̇_i, accelerations S_i q̈_i
-    ad_vJ = ad(vJ)                                       # ad(v_i) S_i q̇_i = −ad(S_i q̇_i) v_i
-    v, a = [None] * n, [None] * n
+    # The outward pass is one affine step per body on the motion [v_i; a_i]:
+    #     v_i = X_i v_p + S_i q̇_i
+    #     a_i = X_i a_p + S_i q̈_i + ad(v_i) S_i q̇_i  =  X_i a_p + S_i q̈_i − ad(S_i q̇_i) X_i v_p
+    # (ad(v) S q̇ = −ad(S q̇) v, and ad(S q̇) S q̇ = 0). Appending a 1, as a 4×4 pose does for a
+    # rigid motion, makes the step linear:  m_i = B_i m_p  with  m_i = [v_i; a_i; 1],
+    #     B_i = [[X_i, 0, S_i q̇_i], [−ad(S_i q̇_i) X_i, X_i, S_i q̈_i], [0, 0, 1]],   m_0 = [0; a_0; 1].
+    # Every B_i is built before the loop, so the recursion itself is one product per body.
+    vJ = S * qd[:, None]
+    B = np.zeros((n, 13, 13))
+    B[:, _V, _V] = B[:, _A, _A] = X
+    B[:, _A, _V] = ad(-vJ) @ X
+    B[:, _V, _ONE] = vJ
+    B[:, _A, _ONE] = S * qdd[:, None]
+    B[:, _ONE, _ONE] = 1.0
+    m_0 = np.zeros(13)
+    m_0[_A] = base_acceleration(model, gravity)
+    m_0[_ONE] = 1.0
+    m = [None] * n
     for i in range(n):                                   # outward: motion
         p = parent[i]
-        v_p, a_p = (_ZERO, a_0) if p == BASE else (v[p], a[p])
-        v[i] = X[i].dot(v_p) + vJ[i]
-        a[i] = X[i].dot(a_p) + aJ[i] - ad_vJ[i].dot(v[i])
-    v, a = np.array(v).reshape(n, 6), np.array(a).reshape(n, 6)
-    F = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))    # every body's Newton–Euler equation
+        m[i] = B[i].dot(m_0 if p == BASE else m[p])
+    m = np.array(m).reshape(n, 13)
+    v, a = m[:, _V], m[:, _A]
+    f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))    # every body's Newton–Euler equation
     if F_ext is not None:
-        F -= F_ext
-    f = list(F)                                          # f[i] is row i of F: updated in place
+        f -= F_ext
     for i in reversed(range(n)):                         # inward: forces
         p = parent[i]
         if p != BASE:
             f[p] += X[i].T.dot(f[i])
-    tau = (S * F).sum(axis=1)                            # τ_i = S_iᵀ f_i
-    return tau, X, v, a, F
+    tau = (S * f).sum(axis=1)                            # τ_i = S_iᵀ f_i
+    return tau, X, v, a, f
 
 
 def rnea(model, q, qd, qdd, *, gravity=None, f_ext=None):

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import se3
-from .conventions import ANG, BASE, LIN
+from .conventions import ANG, BASE, LIN, base_acceleration
 
 __all__ = ["rnea", "crba", "aba"]
 
@@ -243,8 +243,7 @@ def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None):
     N = Q.shape[0]
     QD, QDD = _trajectory(model, QD, "QD", N), _trajectory(model, QDD, "QDD", N)
     F = _wrenches(model, f_ext, N)
-    a_0 = np.zeros(6)
-    a_0[LIN] = -model.gravity_or_default(gravity)
+    a_0 = base_acceleration(model.gravity_or_default(gravity))
     tau = np.empty((N, model.n))
     for b in _blocks(N):
         F_b = None if F is None else (F if F.ndim == 2 else F[b])
@@ -316,8 +315,7 @@ def aba(model, Q, QD, TAU, *, gravity=None, f_ext=None):
     N = Q.shape[0]
     QD, TAU = _trajectory(model, QD, "QD", N), _trajectory(model, TAU, "TAU", N)
     F = _wrenches(model, f_ext, N)
-    a_0 = np.zeros(6)
-    a_0[LIN] = -model.gravity_or_default(gravity)
+    a_0 = base_acceleration(model.gravity_or_default(gravity))
     qdd = np.empty((N, model.n))
     for b in _blocks(N):
         F_b = None if F is None else (F if F.ndim == 2 else F[b])

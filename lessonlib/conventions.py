@@ -103,3 +103,17 @@ def gravity_vector(gravity, default=DEFAULT_GRAVITY):
     if g.shape != (3,) or not np.all(np.isfinite(g)):
         raise ValueError(f"gravity: expected a finite 3-vector (world frame, m/s^2), got {gravity!r}")
     return g
+
+
+def base_acceleration(gravity):
+    """Gravity as the fictitious base acceleration ``a_0 = [0; −g]`` (seed 000 §2.2, seed 001).
+
+    Accelerating the base upward by ``−g`` is equivalent to gravity pulling every body down, so
+    the recursions need no separate gravity term.
+
+    >>> base_acceleration([0.0, 0.0, -9.81])
+    array([ 0.  ,  0.  ,  0.  ,  0.  ,  0.  ,  9.81])
+    """
+    a0 = np.zeros(6)
+    a0[LIN] = -np.asarray(gravity, dtype=float)
+    return a0

@@ -21,9 +21,9 @@ import pytest
 
 from lessonlib import samples
 from lessonlib.dynamics import aba, crba
-from lessonlib.grading import authoring, protocol
+from lessonlib.grading import authoring
 from lessonlib.grading.checker import exercise_for_notebook, load_exercise, run_check
-from lessonlib.grading.client import call_student
+from lessonlib.grading.client import local_function
 from lessonlib.grading.sandbox import build_sandbox
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -46,13 +46,7 @@ def solution_namespace(name):
     return ns
 
 
-def local(fn):
-    """A student function as the checkers see it in a preview (plain-data round trip)."""
-    def call(args, kwargs):
-        args = protocol.decode(protocol.json_roundtrip(protocol.encode(args)))
-        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs)))
-        return protocol.decode(protocol.json_roundtrip(call_student(fn, args, kwargs)), allow_model=False)
-    return call
+local = local_function          # a student function as the checkers see it (plain-data round trip)
 
 
 def verdict(name, check_id, *functions, seed=1):

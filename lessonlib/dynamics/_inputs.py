@@ -1,9 +1,7 @@
 """Input checking shared by the dynamics algorithms (not an algorithm: only validation)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ..conventions import LIN
+from .. import conventions
 
 
 def state(model, q, qd=None, qdd=None):
@@ -17,7 +15,5 @@ def state(model, q, qd=None, qdd=None):
 
 
 def base_acceleration(model, gravity):
-    """Gravity as the fictitious base acceleration ``a_0 = [0; −g]`` (seed 000 §2.2)."""
-    a0 = np.zeros(6)
-    a0[LIN] = -model.gravity_or_default(gravity)
-    return a0
+    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`."""
+    return conventions.base_acceleration(model.gravity_or_default(gravity))

@@ -22,11 +22,12 @@ from __future__ import annotations
 import numpy as np
 
 from ... import samples
-from ...conventions import LIN
+from ...conventions import base_acceleration
 from ...dynamics import aba, crba, rnea
 from ...kinematics import body_twists, joint_transforms
 from ...se3 import ad, ad_dual
 from ..checker import Exercise
+from ._common import random_chain, random_gravity
 
 EXERCISE = Exercise(
     "aba09", notebook="09_aba.ipynb", title="Lesson 09 — the articulated-body algorithm and complexity",
@@ -35,23 +36,6 @@ EXERCISE = Exercise(
 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
-
-def random_chain(ctx, n_min=2, n_max=6, prismatic=True):
-    """A random serial chain (revolute and prismatic joints, random geometry and inertias)."""
-    n = int(ctx.rng.integers(n_min, n_max + 1))
-    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=prismatic)
-
-
-def random_gravity(ctx):
-    """A gravity vector of random direction and a magnitude between 1 and 20 m/s²."""
-    g = ctx.rng.normal(size=3)
-    return g / np.linalg.norm(g) * ctx.rng.uniform(1.0, 20.0)
-
-
-def base_acceleration(g):
-    a0 = np.zeros(6)
-    a0[LIN] = -np.asarray(g, dtype=float)
-    return a0
 
 
 def inward_reference(X, S, I, c, p, tau):

@@ -31,6 +31,7 @@ from ...dynamics.control import computed_torque, gravity_compensation
 from ...dynamics.regressor import (base_parameters, fourier_trajectory, identify, inertial_parameters,
                                    model_with_parameters, synthetic_measurements)
 from ..checker import Exercise
+from ._common import random_chain, random_gravity
 
 EXERCISE = Exercise(
     "applications11", notebook="11_applications.ipynb",
@@ -42,14 +43,6 @@ EXERCISE = Exercise(
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
-def random_chain(ctx, n_min=2, n_max=5):
-    n = int(ctx.rng.integers(n_min, n_max + 1))
-    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
-
-
-def random_gravity(ctx):
-    g = ctx.rng.normal(size=3)
-    return g / np.linalg.norm(g) * ctx.rng.uniform(1.0, 20.0)
 
 
 def random_gains(ctx, n, scalar):
@@ -80,7 +73,7 @@ def library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=None):
 @EXERCISE.check("app-gravity-hold", points=1, functions=("pd_gravity",),
                 title="gravity compensation holds the arm at rest")
 def gravity_hold(ctx, pd_gravity):
-    for k, model in enumerate((samples.ur5(), random_chain(ctx))):
+    for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
         q = ctx.rng.uniform(-np.pi, np.pi, n)
         Kp, Kd = random_gains(ctx, n, scalar=k == 0)
@@ -101,7 +94,7 @@ def gravity_hold(ctx, pd_gravity):
                 title="PD control plus gravity compensation in any state")
 def pd_law(ctx, pd_gravity):
     for k in range(3):
-        model = random_chain(ctx)
+        model = random_chain(ctx, n_max=5)
         n = model.n
         q, qd, q_ref = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), ctx.rng.uniform(-np.pi, np.pi, n)
         Kp, Kd = random_gains(ctx, n, scalar=k == 1)
@@ -118,7 +111,7 @@ def pd_law(ctx, pd_gravity):
                 title="the computed-torque law")
 def ct_law(ctx, computed_torque_student):
     for k in range(4):
-        plant = random_chain(ctx)
+        plant = random_chain(ctx, n_max=5)
         n = plant.n
         model = plant if k < 2 else model_with_parameters(plant, inertial_parameters(plant) * ctx.rng.uniform(0.8, 1.2))
         q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
@@ -138,7 +131,7 @@ def ct_law(ctx, computed_torque_student):
 @EXERCISE.check("app-ct-closed-loop", points=1, functions=("computed_torque",),
                 title="computed torque linearises the loop: qdd = qdd_d + Kd e_dot + Kp e")
 def ct_closed_loop(ctx, computed_torque_student):
-    for k, model in enumerate((samples.ur5(), random_chain(ctx))):
+    for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
         q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
         q_d, qd_d, qdd_d = desired(ctx, n)

@@ -32,7 +32,8 @@ from ...dynamics import crba, rnea
 from ...dynamics.denoc import denoc_matrices, twist_propagation
 from ...kinematics import body_twists, fk
 from ..checker import Exercise
-from .rnea05 import gravity_by_jacobians, random_gravity
+from .rnea05 import gravity_by_jacobians
+from ._common import random_chain, random_gravity, random_state
 
 EXERCISE = Exercise(
     "denoc07", notebook="07_denoc.ipynb", title="Lesson 07 — DeNOC: the decoupled natural orthogonal complement",
@@ -44,14 +45,6 @@ EXERCISE = Exercise(
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
-def random_chain(ctx, n_min=2, n_max=6):
-    """A random serial chain (revolute and prismatic joints, random geometry and inertias)."""
-    n = int(ctx.rng.integers(n_min, n_max + 1))
-    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
-
-
-def random_state(ctx, model):
-    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
 
 
 def rate_vector(kind, e, r, O):

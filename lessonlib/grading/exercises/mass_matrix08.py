@@ -38,7 +38,7 @@ from ... import samples
 from ...dynamics import aba, crba, rnea
 from ...kinematics import body_twists, jacobian
 from ..checker import Exercise
-from .rnea05 import random_gravity
+from ._common import random_gravity, random_state
 
 EXERCISE = Exercise(
     "mass_matrix08", notebook="08_mass_matrix_forward_dynamics.ipynb",
@@ -74,9 +74,6 @@ def random_model(ctx, tree, n_min=2, n_max=6):
     n = int(ctx.rng.integers(n_min, n_max + 1))
     return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=tree, prismatic=True)
 
-
-def random_state(ctx, model):
-    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
 
 
 def kinetic_energy(model, q, qd):

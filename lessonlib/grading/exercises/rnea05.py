@@ -23,11 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 from ... import samples, spatial
-from ...conventions import ANG, LIN
+from ...conventions import ANG, LIN, base_acceleration
 from ...dynamics import crba, rnea, rnea_trace
 from ...kinematics import body_twists, fk, jacobian
 from ...model import Joint, Model
 from ..checker import Exercise
+from ._common import random_chain, random_gravity, random_state
 
 EXERCISE = Exercise(
     "rnea05", notebook="05_rnea.ipynb", title="Lesson 05 — the recursive Newton–Euler algorithm",
@@ -64,26 +65,7 @@ def static_reference(L1, L2, m1, m2, g, tip_mass=0.0):
     return np.array([tau1, tau2])
 
 
-def random_chain(ctx, n_min=2, n_max=6):
-    """A random serial chain (revolute and prismatic joints, random geometry and inertias)."""
-    n = int(ctx.rng.integers(n_min, n_max + 1))
-    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
 
-
-def random_gravity(ctx):
-    """A gravity vector of random direction and a magnitude between 1 and 20 m/s²."""
-    g = ctx.rng.normal(size=3)
-    return g / np.linalg.norm(g) * ctx.rng.uniform(1.0, 20.0)
-
-
-def random_state(ctx, model):
-    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
-
-
-def base_acceleration(g):
-    a0 = np.zeros(6)
-    a0[LIN] = -np.asarray(g, dtype=float)
-    return a0
 
 
 def gravity_by_jacobians(model, q, g):

@@ -32,7 +32,8 @@ from ...dynamics import crba, rnea, rnea_poe_trace, rnea_trace
 from ...kinematics import body_twists, fk, jacobian
 from ...model import from_poe
 from ..checker import Exercise
-from .rnea05 import gravity_by_jacobians, random_gravity
+from .rnea05 import gravity_by_jacobians
+from ._common import random_gravity, random_state
 
 EXERCISE = Exercise(
     "rnea_poe06", notebook="06_lie_group_dynamics.ipynb",
@@ -72,9 +73,6 @@ def random_chain(ctx, n_min=2, n_max=6):
     assert np.allclose(rnea(rebuilt, q, q, q), rnea(model, q, q, q), atol=1e-9), "checker self-test: from_poe"
     return rebuilt, lists
 
-
-def random_state(ctx, model):
-    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
 
 
 def random_screw(ctx, prismatic=False):

@@ -27,6 +27,7 @@ from ... import samples
 from ...dynamics.friction import stribeck
 from ...dynamics.simulate import simulate
 from ..checker import Exercise
+from ._common import random_chain, random_gravity
 
 EXERCISE = Exercise(
     "simulation10", notebook="10_simulation.ipynb", title="Lesson 10 — integrators, energy drift and friction",
@@ -39,14 +40,6 @@ INTEGRATORS = ("euler", "semi_implicit_euler", "rk4")
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
-def random_chain(ctx, n_min=2, n_max=4):
-    n = int(ctx.rng.integers(n_min, n_max + 1))
-    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
-
-
-def random_gravity(ctx):
-    g = ctx.rng.normal(size=3)
-    return g / np.linalg.norm(g) * ctx.rng.uniform(1.0, 20.0)
 
 
 def one_step(model, q, qd, tau, dt, integrator, gravity=None):
@@ -74,7 +67,7 @@ def step_pair(ctx, result, n, call):
 
 def step_cases(ctx, trials=3):
     for k in range(trials):
-        model = random_chain(ctx)
+        model = random_chain(ctx, n_max=4)
         n = model.n
         g = random_gravity(ctx) if k % 2 == 0 else None
         yield (model, ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), 3 * ctx.rng.normal(size=n),

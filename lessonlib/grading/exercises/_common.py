@@ -1,0 +1,31 @@
+"""Random inputs shared by the exercise checkers (not an exercise: the registry skips ``_`` names).
+
+Every random number comes from the check's ``ctx.rng`` (seeded per student and per run).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import samples
+
+
+def random_model(ctx, *, tree=False, n_min=2, n_max=6, prismatic=True):
+    """A random Model (a chain, or a tree) with random geometry, joint types and inertias."""
+    n = int(ctx.rng.integers(n_min, n_max + 1))
+    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=tree, prismatic=prismatic)
+
+
+def random_chain(ctx, n_min=2, n_max=6, prismatic=True):
+    """A random serial chain (revolute and, if ``prismatic``, prismatic joints)."""
+    return random_model(ctx, tree=False, n_min=n_min, n_max=n_max, prismatic=prismatic)
+
+
+def random_gravity(ctx):
+    """A gravity vector of random direction and a magnitude between 1 and 20 m/s²."""
+    g = ctx.rng.normal(size=3)
+    return g / np.linalg.norm(g) * ctx.rng.uniform(1.0, 20.0)
+
+
+def random_state(ctx, model):
+    """``(q, q̇, q̈)``: angles uniform in [−π, π], rates and accelerations standard normal."""
+    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)

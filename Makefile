@@ -16,10 +16,10 @@ $(VENV)/bin/python:
 venv: $(VENV)/bin/python
 
 install-course: venv
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet -e ".[course]"
 
 install-test: venv
-	$(PIP) install --quiet -e ".[test,oracles]"
+	$(PIP) install --quiet -e ".[course,test,oracles]"
 
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)

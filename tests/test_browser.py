@@ -208,7 +208,7 @@ def test_tour_runs_and_arm_moves_in_browser(lab):
             page.wait_for_timeout(500)
             _wait_idle(page, 60_000)
             errors = page.evaluate(_ERROR_OUTPUTS)
-            assert not errors, f"cells raised:\n" + "\n".join(errors)
+            assert not errors, "cells raised:\n" + "\n".join(errors)
 
             # 2. The panel's 3D canvas shows the arm; its plot is an image.
             panel = _cell(page, "panel = arm_panel")

@@ -157,6 +157,14 @@ class Context:
             self.fail(f"{what}: contains NaN or inf:\n{_fmt(arr)}", call=call)
         return arr
 
+    def expect_tuple(self, got, names, *, call="", hint=""):
+        """``got`` unpacked as a tuple of ``len(names)`` results (e.g. ``("v", "a")``), or a readable failure."""
+        if not isinstance(got, (tuple, list)) or len(got) != len(names):
+            size = f" of length {len(got)}" if isinstance(got, (tuple, list)) else ""
+            kind = "a pair" if len(names) == 2 else f"a tuple of {len(names)}"
+            self.fail(f"expected {kind} ({', '.join(names)}), got {type(got).__name__}{size}", call=call, hint=hint)
+        return tuple(got)
+
     def expect_close(self, what, got, expected, *, atol=None, call="", hint=""):
         """Fail unless ``got`` matches ``expected`` (same shape, max abs error ≤ ``atol``)."""
         expected = np.asarray(expected, dtype=float)

@@ -91,13 +91,6 @@ def inward_case(ctx, *, with_fext=False):
     return model, q, (X, S, I, c, p, tau), (IA, pA)
 
 
-def pair(ctx, result, call):
-    """Unpack an ``(IA, pA)`` result, failing readably."""
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (IA, pA), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
-    return result
-
 
 # --- (a) the inward pass ------------------------------------------------------------------------
 
@@ -107,7 +100,7 @@ def inward_ia(ctx, articulated_inertias):
     for _ in range(3):
         model, _, args, (IA, _) = inward_case(ctx)
         call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain"
-        got, _ = pair(ctx, ctx.call(articulated_inertias, *args), call)
+        got, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
         ctx.expect_close("IA (n, 6, 6)", got, IA, call=call,
                          hint="start from I^A_i = I_i; going inward, I^A_(i-1) += X_i^T (I^A_i - U_i U_i^T / D_i) X_i "
                               "with U_i = I^A_i S_i, D_i = S_i^T U_i")
@@ -119,7 +112,7 @@ def inward_pa(ctx, articulated_inertias):
     for _ in range(3):
         model, _, args, (_, pA) = inward_case(ctx, with_fext=True)
         call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain (p includes -f_ext)"
-        _, got = pair(ctx, ctx.call(articulated_inertias, *args), call)
+        _, got = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
         ctx.expect_close("pA (n, 6)", got, pA, call=call,
                          hint="p^a_i = p^A_i + I^a_i c_i + U_i u_i / D_i with u_i = tau_i - S_i^T p^A_i; "
                               "p^A_(i-1) += X_i^T p^a_i")
@@ -131,7 +124,7 @@ def inward_schur(ctx, articulated_inertias):
     for _ in range(2):
         model, q, args, _ = inward_case(ctx)
         call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain"
-        IA, _ = pair(ctx, ctx.call(articulated_inertias, *args), call)
+        IA, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
         IA = ctx.expect_shape("IA", IA, (model.n, 6, 6), call=call)
         D = np.array([S_i @ IA_i @ S_i for S_i, IA_i in zip(model.S, IA)])
         ctx.expect_close("D_i = S_i^T IA_i S_i for every joint", D, schur_complements(crba(model, q)),
@@ -189,9 +182,7 @@ def full_identities(ctx, aba_student):
 # --- (c) log-log slopes --------------------------------------------------------------------------------
 
 def fit_pair(ctx, result, call):
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (p, a), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
+    result = ctx.expect_tuple(result, ("p", "a"), call=call)
     return (ctx.expect_shape("p", result[0], (), call=call), ctx.expect_shape("a", result[1], (), call=call))
 
 

@@ -30,6 +30,7 @@ from ... import samples, so3
 from ...conventions import ANG, LIN
 from ...dynamics import crba, rnea
 from ...dynamics.denoc import denoc_matrices, twist_propagation
+from ...dynamics.energy import kinetic_energy
 from ...kinematics import body_twists, fk
 from ..checker import Exercise
 from .rnea05 import gravity_by_jacobians
@@ -73,19 +74,6 @@ def joint_motions(model, q, qd):
         out.append(joint.scale * rate_vector(joint.kind, R @ joint.axis, O + R @ joint.point, O) * qd[k])
     return np.concatenate(out)
 
-
-def kinetic_energy(model, q, qd):
-    """``½ Σ v_iᵀ I_i v_i`` from the body twists (no mass matrix)."""
-    v = body_twists(model, q, qd)
-    return 0.5 * sum(v[i] @ model.inertia[i] @ v[i] for i in range(model.n))
-
-
-def pair(ctx, result, call, names):
-    """Unpack a 2-tuple result, failing readably."""
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair ({', '.join(names)}), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
-    return result
 
 
 # --- (a) the building blocks A and p ---------------------------------------------------------------
@@ -142,7 +130,7 @@ def _n_cases(ctx, trials=3):
 def n_d(ctx, denoc_N):
     for model, q, _, mats in _n_cases(ctx):
         call = f"denoc_N(model, q) on {model.name!r} (n = {model.n})"
-        _, N_d = pair(ctx, ctx.call(denoc_N, model, q), call, ("N_l", "N_d"))
+        _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"), call=call)
         ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d, call=call,
                          hint="rows 6k..6k+5 of column k hold p_k in world axes at O_k, the origin of body frame k; "
                               "everything else is 0")
@@ -153,7 +141,7 @@ def n_d(ctx, denoc_N):
 def n_l(ctx, denoc_N):
     for model, q, qd, mats in _n_cases(ctx):
         call = f"denoc_N(model, q) on {model.name!r} (n = {model.n})"
-        N_l, N_d = pair(ctx, ctx.call(denoc_N, model, q), call, ("N_l", "N_d"))
+        N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"), call=call)
         N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n), call=call)
         ctx.expect_close(f"N_l ({6 * model.n}, {6 * model.n})", N_l, mats.N_l, call=call,
                          hint="block (k, j) is A_kj = A(O_k - O_j) for j <= k (the identity on the diagonal), 0 above")

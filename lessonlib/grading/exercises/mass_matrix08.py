@@ -36,6 +36,7 @@ import numpy as np
 
 from ... import samples
 from ...dynamics import aba, crba, rnea
+from ...dynamics.energy import kinetic_energy
 from ...kinematics import body_twists, jacobian
 from ..checker import Exercise
 from ._common import random_gravity, random_state
@@ -75,11 +76,6 @@ def random_model(ctx, tree, n_min=2, n_max=6):
     return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=tree, prismatic=True)
 
 
-
-def kinetic_energy(model, q, qd):
-    """``½ Σ v_iᵀ I_i v_i`` from the body twists (never builds ``M``)."""
-    v = body_twists(model, q, qd)
-    return 0.5 * sum(v[i] @ model.inertia[i] @ v[i] for i in range(model.n))
 
 
 def ill_conditioned_spd(ctx, n, cond):

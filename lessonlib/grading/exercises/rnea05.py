@@ -80,13 +80,6 @@ def gravity_by_jacobians(model, q, g):
     return tau
 
 
-def pair(ctx, result, n, call):
-    """Unpack an ``(v, a)`` result into two (n, 6) arrays, failing readably."""
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (v, a), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
-    return result
-
 
 # --- (a) static torques (seed 003) -------------------------------------------------------------
 
@@ -135,7 +128,7 @@ def _outward_cases(ctx, trials=3):
 def outward_velocity(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
         call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain"
-        v, _ = pair(ctx, ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), model.n, call)
+        v, _ = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"), call=call)
         ctx.expect_close("v (n, 6)", v, trace.v, call=call,
                          hint="v_i = X_i v_(i-1) + S_i qd_i, starting from v_(-1) = 0")
 
@@ -145,7 +138,7 @@ def outward_velocity(ctx, outward_pass):
 def outward_acceleration(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
         call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain, a0 = [0; -g]"
-        _, a = pair(ctx, ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), model.n, call)
+        _, a = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"), call=call)
         ctx.expect_close("a (n, 6)", a, trace.a, call=call,
                          hint="a_i = X_i a_(i-1) + S_i qdd_i + ad(v_i) S_i qd_i, starting from a0")
 

@@ -84,13 +84,6 @@ def random_screw(ctx, prismatic=False):
     return np.r_[axis, -np.cross(axis, ctx.rng.uniform(-1, 1, 3))]
 
 
-def pair(ctx, result, call, names):
-    """Unpack a 2-tuple result, failing readably."""
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair ({', '.join(names)}), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
-    return result
-
 
 # --- (a) home frames -------------------------------------------------------------------------------
 
@@ -100,7 +93,7 @@ def home_poses(ctx, home_frames):
     for _ in range(3):
         model, (M_list, G_list, _) = random_chain(ctx)
         call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
-        M, _ = pair(ctx, ctx.call(home_frames, M_list, G_list), call, ("M", "N0"))
+        M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"), call=call)
         ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)), call=call,
                          hint="M_i = M_list[0] @ M_list[1] @ ... @ M_list[i]; the last entry of M_list is the "
                               "end-effector frame, not a link")
@@ -114,7 +107,7 @@ def home_inertias(ctx, home_frames):
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_poe_trace(model, q, qd, qdd)
         call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
-        _, N0 = pair(ctx, ctx.call(home_frames, M_list, G_list), call, ("M", "N0"))
+        _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"), call=call)
         ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N, call=call,
                          hint="N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1): a wrench moves with the transpose of the "
                               "inverse adjoint, so the inertia is congruent to G_i")
@@ -176,7 +169,7 @@ def _forward_cases(ctx, trials=3):
 def forward_velocity(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
-        V, _ = pair(ctx, ctx.call(forward_pass, S0, q, qd, qdd, g), call, ("V", "Vd_g"))
+        V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"), call=call)
         ctx.expect_close(f"V ({model.n}, 6)", V, trace.V, call=call,
                          hint="V_i^0 = qd_i s_i^0 + H_i^-1 V_(i-1)^0 with H_i^-1 = Ad(exp(-q_i s_i^0)), V_(-1) = 0")
 
@@ -186,7 +179,7 @@ def forward_velocity(ctx, forward_pass):
 def forward_acceleration(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
-        _, Vd_g = pair(ctx, ctx.call(forward_pass, S0, q, qd, qdd, g), call, ("V", "Vd_g"))
+        _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"), call=call)
         ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g, call=call,
                          hint="start from [0; -g]; then qdd_i s_i^0 + qd_i [V_i^0, s_i^0] + H_i^-1 (previous), "
                               "with [x, y] = ad(x) y")

@@ -58,9 +58,7 @@ def drift_reference(model, q0, qd0, dt, steps, integrator):
 
 def step_pair(ctx, result, n, call):
     """Unpack a ``(q, qd)`` result into two (n,) arrays, failing readably."""
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (q_next, qd_next), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
+    result = ctx.expect_tuple(result, ("q_next", "qd_next"), call=call)
     return (ctx.expect_shape("q_next", result[0], (n,), call=call),
             ctx.expect_shape("qd_next", result[1], (n,), call=call))
 

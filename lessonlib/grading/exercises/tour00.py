@@ -64,14 +64,6 @@ def random_rotation(ctx):
     return so3.exp(ctx.rng.normal(size=3) * ctx.rng.uniform(0.3, 1.0))
 
 
-def pair(ctx, result, call):
-    """Unpack ``(error, ok)``, failing readably."""
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (error, ok), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call,
-                 hint="end the function with: return error, ok")
-    return result
-
 
 def as_bool(ctx, value, what, call):
     """A student's True/False (bool, or the integers 0/1), else a readable failure."""
@@ -108,7 +100,8 @@ def _rotation_cases(ctx):
 def rotation_error(ctx, rotation_check):
     for label, R, tol in _rotation_cases(ctx):
         call = f"rotation_check(R, tol={tol:g}) with R = {label}"
-        error, _ = pair(ctx, ctx.call(rotation_check, R, tol=tol), call)
+        error, _ = ctx.expect_tuple(ctx.call(rotation_check, R, tol=tol), ("error", "ok"), call=call,
+                                    hint="end the function with: return error, ok")
         error = float(ctx.expect_shape("error", error, (), call=call))
         e_tr, e_rt = orthogonality_errors(R)
         best = e_tr if abs(error - e_tr) <= abs(error - e_rt) else e_rt
@@ -121,7 +114,8 @@ def rotation_error(ctx, rotation_check):
 def rotation_verdict(ctx, rotation_check):
     for label, R, tol in _rotation_cases(ctx):
         call = f"rotation_check(R, tol={tol:g}) with R = {label}"
-        _, ok = pair(ctx, ctx.call(rotation_check, R, tol=tol), call)
+        _, ok = ctx.expect_tuple(ctx.call(rotation_check, R, tol=tol), ("error", "ok"), call=call,
+                                    hint="end the function with: return error, ok")
         ok = as_bool(ctx, ok, "ok", call)
         expected = is_rotation_reference(R, tol)
         if ok != expected:

@@ -230,6 +230,21 @@ def _blocks(N):
     return [slice(start, min(start + BLOCK, N)) for start in range(0, N, BLOCK)] or [slice(0, 0)]
 
 
+def _per_sample(model, block, arrays, gravity, F):
+    """Rows (N, n) of ``block(model, *columns, a_0, F)`` run on ``BLOCK`` samples at a time.
+
+    ``arrays`` are the (N, n) joint-space inputs, handed to the kernel as (n, N) columns;
+    ``F`` the wrenches, (n, 6) for every sample or (N, n, 6).
+    """
+    N = arrays[0].shape[0]
+    a_0 = base_acceleration(model.gravity_or_default(gravity))
+    out = np.empty((N, model.n))
+    for b in _blocks(N):
+        F_b = None if F is None else (F if F.ndim == 2 else F[b])
+        out[b] = block(model, *(x[b].T for x in arrays), a_0, F_b).T
+    return out
+
+
 # --- the algorithms ------------------------------------------------------------------------------
 
 def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None):
@@ -242,13 +257,7 @@ def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None):
     Q = _trajectory(model, Q, "Q")
     N = Q.shape[0]
     QD, QDD = _trajectory(model, QD, "QD", N), _trajectory(model, QDD, "QDD", N)
-    F = _wrenches(model, f_ext, N)
-    a_0 = base_acceleration(model.gravity_or_default(gravity))
-    tau = np.empty((N, model.n))
-    for b in _blocks(N):
-        F_b = None if F is None else (F if F.ndim == 2 else F[b])
-        tau[b] = _rnea_block(model, Q[b].T, QD[b].T, QDD[b].T, a_0, F_b).T
-    return tau
+    return _per_sample(model, _rnea_block, (Q, QD, QDD), gravity, _wrenches(model, f_ext, N))
 
 
 def _rnea_block(model, Q, QD, QDD, a_0, F):
@@ -314,13 +323,7 @@ def aba(model, Q, QD, TAU, *, gravity=None, f_ext=None):
     Q = _trajectory(model, Q, "Q")
     N = Q.shape[0]
     QD, TAU = _trajectory(model, QD, "QD", N), _trajectory(model, TAU, "TAU", N)
-    F = _wrenches(model, f_ext, N)
-    a_0 = base_acceleration(model.gravity_or_default(gravity))
-    qdd = np.empty((N, model.n))
-    for b in _blocks(N):
-        F_b = None if F is None else (F if F.ndim == 2 else F[b])
-        qdd[b] = _aba_block(model, Q[b].T, QD[b].T, TAU[b].T, a_0, F_b).T
-    return qdd
+    return _per_sample(model, _aba_block, (Q, QD, TAU), gravity, _wrenches(model, f_ext, N))
 
 
 def _aba_block(model, Q, QD, TAU, a_0, F):

@@ -39,7 +39,7 @@ from ...dynamics import aba, crba, rnea
 from ...dynamics.energy import kinetic_energy
 from ...kinematics import body_twists, jacobian
 from ..checker import Exercise
-from ._common import random_gravity, random_state
+from ._common import random_gravity, random_model, random_state
 
 EXERCISE = Exercise(
     "mass_matrix08", notebook="08_mass_matrix_forward_dynamics.ipynb",
@@ -69,11 +69,6 @@ def seed004_mass_matrix(q2, l1=0.5, l2=0.5, m1=5.0, m2=5.0):
     m11 = m1 * l1**2 / 4 + m2 * (l1**2 + l2**2 / 4 + l1 * l2 * c) + I1 + I2
     m12 = m2 * (l2**2 / 4 + l1 * l2 * c / 2) + I2
     return np.array([[m11, m12], [m12, m2 * l2**2 / 4 + I2]])
-
-
-def random_model(ctx, tree, n_min=2, n_max=6):
-    n = int(ctx.rng.integers(n_min, n_max + 1))
-    return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=tree, prismatic=True)
 
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from lessonlib import se3
 from lessonlib.kinematics import fk
+from lessonlib.model import to_poe
 
 TOL = 1e-9
 
@@ -43,11 +44,8 @@ def _require_unit_chain(model, who):
 def mr_lists(model):
     """``(Mlist, Glist, Slist)`` of Modern Robotics for a chain (end-effector frame = last link frame)."""
     _require_unit_chain(model, "Modern Robotics")
-    T0 = fk(model, np.zeros(model.n))
-    Mlist = list(model.T_tree) + [np.eye(4)]
-    Glist = list(model.inertia)
-    Slist = np.column_stack([se3.Ad(T0[i]) @ model.S[i] for i in range(model.n)])
-    return Mlist, Glist, Slist
+    M, G, S = to_poe(model, ee=np.eye(4))
+    return list(M), list(G), S
 
 
 # --- Robotics Toolbox: modified DH ------------------------------------------------------------------

@@ -197,9 +197,9 @@ def test_08_reference_quantities_are_the_seeds_numbers():
 
 def test_06_poe_lists_rebuild_the_ur5_of_modern_robotics():
     from lessonlib.dynamics import rnea
-    from lessonlib.model import from_poe
+    from lessonlib.model import from_poe, to_poe
     ur5 = samples.ur5()
-    M_list, G_list, S_list = rnea_poe06.poe_lists(ur5, ur5.frame("ee").T)
+    M_list, G_list, S_list = to_poe(ur5, ur5.frame("ee").T)
     rebuilt = from_poe(M_list, G_list, S_list)
     q, qd, qdd = rnea_poe06.UR5_STATE
     assert np.allclose(rnea(rebuilt, q, qd, qdd), rnea(ur5, q, qd, qdd), atol=1e-12)

@@ -5,7 +5,7 @@ import pytest
 from lessonlib import samples, se3, so3, spatial
 from lessonlib.conventions import ANG, LIN
 from lessonlib.kinematics import body_twists, fk, frame_pose, jacobian, joint_transforms
-from lessonlib.model import Frame, Joint, Model, dh_transform, from_dh, from_poe, joint_from_screw
+from lessonlib.model import Frame, Joint, Model, dh_transform, from_dh, from_poe, joint_from_screw, to_poe
 
 MODELS = {**samples.ALL, "random_tree": lambda: samples.random_model(7, seed=3),
           "random_chain": lambda: samples.random_model(5, seed=4, tree=False)}
@@ -244,3 +244,18 @@ def test_jacobian_of_named_frames_and_validation():
         jacobian(arm, [0, 0], body=5)
     with pytest.raises(ValueError, match="name"):
         jacobian(arm, [0, 0], body="nope")
+
+
+def test_to_poe_inverts_from_poe():
+    arm = samples.ur5()
+    M, G, S = to_poe(arm)
+    back = from_poe(M, G, S)
+    assert np.allclose(back.T_tree, arm.T_tree) and np.allclose(back.S, arm.S) and np.allclose(back.inertia, arm.inertia)
+    assert np.allclose(M[-1], arm.frame("ee").T)
+    chain = samples.random_model(5, seed=2, tree=False)
+    M, G, S = to_poe(chain)
+    assert np.allclose(M[-1], np.eye(4))
+    q = np.linspace(-1, 1, 5)
+    assert np.allclose(fk(from_poe(M, G, S), q), fk(chain, q), atol=1e-12)
+    with pytest.raises(ValueError, match="tree"):
+        to_poe(samples.branched_tree())

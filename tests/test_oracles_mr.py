@@ -5,8 +5,7 @@ import pytest
 from lessonlib import samples, se3
 from lessonlib.dynamics import (aba, coriolis_matrix, crba, forward_dynamics, gravity_torques,
                                 jacobian_transpose_force, rnea, velocity_torques)
-from lessonlib.kinematics import fk
-from lessonlib.model import from_poe
+from lessonlib.model import from_poe, to_poe
 
 mr = pytest.importorskip("modern_robotics")
 
@@ -21,13 +20,6 @@ G3 = np.diag([0.0494433, 0.0494433, 0.004095, 2.275, 2.275, 2.275])
 S3 = np.array([[1, 0, 1, 0, 1, 0], [0, 1, 0, -0.089, 0, 0], [0, 1, 0, -0.089, 0, 0.425]]).T
 
 
-def mr_lists(model):
-    """Modern Robotics' Mlist, Glist, Slist of a serial Model with an 'ee' frame."""
-    T0 = fk(model, np.zeros(model.n))
-    S = np.column_stack([se3.Ad(T0[i]) @ model.S[i] for i in range(model.n)])
-    M = [model.T_tree[i] for i in range(model.n)] + [model.frame("ee").T]
-    return np.array(M), np.array(model.inertia), S
-
 
 @pytest.fixture(scope="module", params=["three_link", "ur5"])
 def case(request):
@@ -35,7 +27,7 @@ def case(request):
         model = from_poe(np.array([M01, M12, M23, M34], dtype=float), np.array([G1, G2, G3]), S3)
         return model, np.array([M01, M12, M23, M34], dtype=float), np.array([G1, G2, G3]), S3
     model = samples.ur5()
-    return (model, *mr_lists(model))
+    return (model, *to_poe(model))
 
 
 def test_documented_three_link_numbers():

@@ -10,7 +10,7 @@ from lessonlib.dynamics.rnea import rnea, rnea_trace
 from lessonlib.dynamics.rnea_classic import rnea_classic
 from lessonlib.dynamics.rnea_poe import rnea_poe, rnea_poe_trace
 from lessonlib.kinematics import fk
-from lessonlib.model import Joint, from_dh, from_poe
+from lessonlib.model import Joint, from_dh, from_poe, to_poe
 
 FORMS = {"classic": rnea_classic, "poe": rnea_poe}
 TOL = 1e-10
@@ -170,18 +170,11 @@ def test_ur5_modern_robotics_reference_value(form):
     np.testing.assert_allclose(tau, [0.012767, -41.147698, -3.780934, 0.032310, 0.036953, 0.103367], atol=5e-6)
 
 
-def mr_lists(model):
-    """Modern Robotics' Mlist, Glist, Slist of a serial Model with an "ee" frame (space screws at home)."""
-    M_home = fk(model, np.zeros(model.n))
-    M_list = np.concatenate([model.T_tree, model.frame("ee").T[None]])
-    S_list = np.column_stack([se3.Ad(M_home[i]) @ model.S[i] for i in range(model.n)])
-    return M_list, np.array(model.inertia), S_list
-
 
 def test_rnea_poe_equals_modern_robotics_inverse_dynamics_on_ur5():
     mr = pytest.importorskip("modern_robotics")
     arm = samples.ur5()
-    M_list, G_list, S_list = mr_lists(arm)
+    M_list, G_list, S_list = to_poe(arm)
     rng = np.random.default_rng(2)
     for _ in range(10):
         q, qd, qdd = rng.normal(size=(3, 6)) * 1.5

@@ -84,3 +84,30 @@ def from_poe(M_list, G_list, S_list, *, gravity=None, name="poe_robot", joint_na
         joints.append(joint_from_screw(A_i, name=joint_names[i] if joint_names else f"joint{i + 1}"))
     return Model(list(range(-1, n - 1)), joints, M_list[:n], G_list, gravity=gravity, name=name,
                  body_names=tuple(f"link{i + 1}" for i in range(n)), frames=(Frame("ee", n - 1, M_list[n]),))
+
+
+def to_poe(model, ee=None):
+    """Modern Robotics' ``(M_list, G_list, S_list)`` of a serial chain: the inverse of :func:`from_poe`.
+
+    ``M_list[i] = T_tree[i]`` (home pose of link ``i`` in link ``i−1``) followed by the end-effector
+    frame ``ee`` in the last link's frame (default: the model's frame ``"ee"`` on the last body if it
+    has one, else the identity); ``G_list[i]`` the link inertias; ``S_list`` (6, n) the space-frame
+    screws at home, ``S_i = Ad(M_i) A_i`` with ``M_i = M_{0,1} ⋯ M_{i−1,i}``. Scaled screws keep their
+    norm, so ``from_poe(*to_poe(model))`` reproduces ``model``'s dynamics.
+
+    >>> import numpy as np
+    >>> M, G, S = to_poe(from_poe(np.array([np.eye(4), np.eye(4)]), [np.eye(6)], np.array([[0, 0, 1, 0, 0, 0.]]).T))
+    >>> M.shape, G.shape, S[:, 0].tolist()
+    ((2, 4, 4), (1, 6, 6), [0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    """
+    if not model.is_chain:
+        raise ValueError(f"model: Modern Robotics' lists describe a serial chain, got the tree {model.name!r}")
+    if ee is None:
+        frames = [f for f in model.frames if f.name == "ee" and f.body == model.n - 1]
+        ee = frames[0].T if frames else np.eye(4)
+    se3.check_transform(np.asarray(ee, dtype=float), "ee")
+    M_home, S_list = np.eye(4), np.zeros((6, model.n))
+    for i in range(model.n):
+        M_home = M_home @ model.T_tree[i]
+        S_list[:, i] = se3.Ad(M_home) @ model.S[i]
+    return np.concatenate([model.T_tree, [np.asarray(ee, dtype=float)]]), np.array(model.inertia), S_list

@@ -30,7 +30,7 @@ from scipy.linalg import expm
 from ... import samples, se3, so3
 from ...dynamics import crba, rnea, rnea_poe_trace, rnea_trace
 from ...kinematics import body_twists, fk, jacobian
-from ...model import from_poe
+from ...model import from_poe, to_poe
 from ..checker import Exercise
 from .rnea05 import gravity_by_jacobians
 from ._common import random_gravity, random_state
@@ -50,24 +50,13 @@ UR5_STATE = (np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
-def poe_lists(model, ee=None):
-    """A chain Model as Modern Robotics' ``(M_list, G_list, S_list)``, the input of :func:`from_poe`.
-
-    ``M_list[i] = T_tree[i]`` (home pose of link i in link i-1), plus ``ee`` (the end-effector frame in
-    the last link; identity by default); ``S_list`` columns are the home screws ``Ad(M_i) S_i``.
-    """
-    M_home = fk(model, np.zeros(model.n))
-    S0 = np.array([se3.Ad(M_home[i]) @ model.S[i] for i in range(model.n)])
-    ee = np.eye(4) if ee is None else ee
-    return np.concatenate([model.T_tree, [ee]]), np.array(model.inertia), S0.T.copy()
-
 
 def random_chain(ctx, n_min=2, n_max=6):
     """A random serial chain (revolute and prismatic joints) and its PoE lists (random end-effector)."""
     n = int(ctx.rng.integers(n_min, n_max + 1))
     model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
     ee = se3.from_Rp(so3.exp(ctx.rng.normal(size=3)), ctx.rng.uniform(-0.3, 0.3, 3))
-    lists = poe_lists(model, ee)
+    lists = to_poe(model, ee)
     rebuilt = from_poe(*lists)
     q = ctx.rng.uniform(-1, 1, n)
     assert np.allclose(rnea(rebuilt, q, q, q), rnea(model, q, q, q), atol=1e-9), "checker self-test: from_poe"
@@ -191,7 +180,7 @@ def forward_acceleration(ctx, forward_pass):
                 title="rnea_poe on random chains")
 def rnea_chain(ctx, rnea_poe):
     rods = samples.planar_2link()                              # seed 003: two horizontal 1 m / 1 kg rods
-    cases = [(rods, poe_lists(rods), (np.zeros(2), np.zeros(2), np.zeros(2)), np.array([0.0, -10.0, 0.0]))]
+    cases = [(rods, to_poe(rods), (np.zeros(2), np.zeros(2), np.zeros(2)), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
         model, lists = random_chain(ctx)
         cases.append((model, lists, random_state(ctx, model), random_gravity(ctx)))
@@ -207,7 +196,7 @@ def rnea_chain(ctx, rnea_poe):
                 title="rnea_poe on the UR5 (Modern Robotics' Mlist, Glist, Slist)")
 def rnea_ur5(ctx, rnea_poe):
     ur5 = samples.ur5()
-    lists = poe_lists(ur5, ur5.frame("ee").T)
+    lists = to_poe(ur5, ur5.frame("ee").T)
     cases = [UR5_STATE] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
         call = "rnea_poe(Mlist, Glist, Slist, q, qd, qdd, gravity=(0, 0, -9.81)) on the UR5"

@@ -20,6 +20,7 @@ Numeric inputs give float numpy arrays; sympy inputs give sympy matrices for hat
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,8 +33,17 @@ from .so3 import (_a, _axis_form, _b, _c, _check_skew, _db, _dc, _factor_angle,
 __all__ = [
     "hat", "vee", "exp", "log", "inv", "Ad", "ad", "ad_dual",
     "left_jacobian", "right_jacobian", "left_jacobian_inv", "right_jacobian_inv",
-    "from_Rp", "to_Rp", "check_transform",
+    "from_Rp", "to_Rp", "check_transform", "screw_axis", "ScrewAxis",
 ]
+
+class ScrewAxis(NamedTuple):
+    """A twist's screw: unit ``axis`` ŝ, ``point`` q on it, ``pitch`` h and ``magnitude`` θ (:func:`screw_axis`)."""
+
+    axis: np.ndarray
+    point: np.ndarray
+    pitch: float
+    magnitude: float
+
 
 _BOTTOM = np.array([0.0, 0.0, 0.0, 1.0])
 _Z3 = np.zeros((3, 3))
@@ -163,6 +173,29 @@ def vee(Xi):
         raise ValueError(f"Xi: expected bottom row [0, 0, 0, 0], got {Xi[3].tolist()}")
     _check_skew(Xi[:3, :3], "Xi[:3, :3]")
     return np.array([Xi[2, 1], Xi[0, 2], Xi[1, 0], Xi[0, 3], Xi[1, 3], Xi[2, 3]])
+
+
+def screw_axis(xi):
+    """The screw axis of a twist (Chasles): direction ``ŝ``, point ``q``, pitch ``h``, magnitude ``θ``.
+
+    Convention: ``ξ = [ω; v] = θ [ŝ; −ŝ × q + h ŝ]`` with ``θ = |ω|``, ``ŝ = ω/|ω|``,
+    ``h = ωᵀv / |ω|²`` (m/rad) and ``q = ω × v / |ω|²`` the point of the axis nearest the origin
+    (Lynch & Park §3.3.2, seed 001's 旋量). A pure translation (``ω = 0``) has ``ŝ = v/|v|``,
+    ``q = 0``, ``h = ∞`` and ``θ = |v|``; the zero twist raises ``ValueError``.
+
+    >>> s = screw_axis([0.0, 0.0, 2.0, 0.0, -2.0, 0.1])      # turn about z through (1, 0, 0), climbing
+    >>> s.axis.tolist(), s.point.tolist(), round(s.pitch, 6), s.magnitude
+    ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], 0.05, 2.0)
+    """
+    xi = _vector(xi, 6, "xi")
+    w, v = xi[ANG], xi[LIN]
+    theta = float(np.linalg.norm(w))
+    if theta > UNIT_TOL * max(1.0, float(np.linalg.norm(v))):
+        return ScrewAxis(w / theta, np.cross(w, v) / theta**2, float(w @ v) / theta**2, theta)
+    speed = float(np.linalg.norm(v))
+    if speed == 0.0:
+        raise ValueError("xi: the zero twist has no screw axis")
+    return ScrewAxis(v / speed, np.zeros(3), math.inf, speed)
 
 
 def ad(xi):

@@ -503,3 +503,19 @@ def test_other_invalid_inputs():
         se3.ad(sp.Matrix([a, b, 0]))
     with pytest.raises(ValueError, match=r"T: expected a 4x4 matrix, got shape \(3, 3\)"):
         se3.Ad(sp.eye(3) * a)
+
+
+def test_screw_axis_rebuilds_the_twist():
+    rng = np.random.default_rng(31)
+    for _ in range(50):
+        xi = rng.normal(size=6)
+        s = se3.screw_axis(xi)
+        rebuilt = s.magnitude * np.r_[s.axis, -np.cross(s.axis, s.point) + s.pitch * s.axis]
+        np.testing.assert_allclose(rebuilt, xi, atol=1e-12)
+        assert abs(s.point @ s.axis) < 1e-12                      # the point nearest the origin
+    s = se3.screw_axis([0, 0, 0, 0, 3.0, 4.0])
+    assert s.pitch == np.inf and s.magnitude == 5.0 and np.allclose(s.axis, [0, 0.6, 0.8])
+    with pytest.raises(ValueError, match="zero twist"):
+        se3.screw_axis(np.zeros(6))
+    with pytest.raises(ValueError, match="xi"):
+        se3.screw_axis([1.0, 2.0])

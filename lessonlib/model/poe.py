@@ -14,10 +14,12 @@ The end-effector frame becomes the Model frame ``"ee"`` on the last body.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import se3
-from ..conventions import ANG, LIN, UNIT_TOL
+from ..conventions import UNIT_TOL
 from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
 
 
@@ -33,19 +35,15 @@ def joint_from_screw(A, name=""):
     ('revolute', [2.0, 0.0, 0.0])
     """
     A = np.asarray(A, dtype=float)
-    if A.shape != (6,) or not np.all(np.isfinite(A)):
-        raise ValueError(f"screw: expected a finite 6-vector [ω; v], got {A!r}")
-    w, v = A[ANG], A[LIN]
-    nw = np.linalg.norm(w)
-    if nw > UNIT_TOL:
-        if abs(w @ v) > UNIT_TOL * max(1.0, nw * np.linalg.norm(v)):
-            raise ValueError(f"screw: {name or 'joint'} has pitch {w @ v / nw**2:.6g}; only revolute "
-                             "(pitch 0) and prismatic joints are supported")
-        return Joint(REVOLUTE, w / nw, np.cross(w, v) / nw**2, name=name, scale=nw)
-    nv = np.linalg.norm(v)
-    if nv < UNIT_TOL:
-        raise ValueError(f"screw: {name or 'joint'} is zero")
-    return Joint(PRISMATIC, v / nv, name=name, scale=nv)
+    if A.shape != (6,) or not np.all(np.isfinite(A)) or not np.any(A):
+        raise ValueError(f"screw: expected a finite, non-zero 6-vector [ω; v], got {A!r}")
+    s = se3.screw_axis(A)
+    if math.isinf(s.pitch):
+        return Joint(PRISMATIC, s.axis, name=name, scale=s.magnitude)
+    if abs(s.pitch) > UNIT_TOL:
+        raise ValueError(f"screw: {name or 'joint'} has pitch {s.pitch:.6g}; only revolute "
+                         "(pitch 0) and prismatic joints are supported")
+    return Joint(REVOLUTE, s.axis, s.point, name=name, scale=s.magnitude)
 
 
 def from_poe(M_list, G_list, S_list, *, gravity=None, name="poe_robot", joint_names=None):

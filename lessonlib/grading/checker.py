@@ -312,24 +312,33 @@ class Context:
             yield
         except _Failure as failure:
             if self.diagnose and failure.status == FAILED:
-                failure.notes += [note for probe in probes if (note := self._blame(probe))]
+                blamed = {}                               # helper name -> [first note, its probe, more]
+                for probe in probes:
+                    name = getattr(probe.helper, "name", "")
+                    if name in blamed:
+                        blamed[name][2] += bool(self._blame(probe))
+                    elif note := self._blame(probe):
+                        blamed[name] = [note, probe, 0]
+                failure.notes += [note + (f" (and on {more} more of this case's inputs)" if more else "")
+                                  + (f" — the check {probe.see} tests it alone" if probe.see else "")
+                                  for note, probe, more in blamed.values()]
             raise
 
     def _blame(self, probe):
+        """What is wrong with the probed helper on this case (``""`` if nothing, or if it is not written yet)."""
         name = getattr(probe.helper, "name", "your function")
         answer = self.check.answers[0] if self.check.answers else "answer"
-        see = f" (the check {probe.see} tests {name} alone)" if probe.see else ""
         try:
             got = probe.helper(probe.args, probe.kwargs)
         except StudentError as err:
             if err.kind in ("NotImplementedError", "NotAvailableWhileGrading"):
                 return ""
-            return f"your {name} fails on this case's inputs: {probe.call} raised {err.kind}: {err.message[:200]}{see}"
+            return f"your {name} fails on this case's inputs: {probe.call} raised {err.kind}: {err.message[:200]}"
         except ProtocolError:
-            return f"your {name} returns data that is not plain numbers on this case's inputs: {probe.call}{see}"
+            return f"your {name} returns data that is not plain numbers on this case's inputs: {probe.call}"
         wrong = _mismatch(got, probe.expected, self.atol)
-        return wrong and (f"your {name} is wrong on this case: {probe.call} {wrong} — if your {answer} calls it, "
-                          f"that is where the bad input comes from{see}")
+        return wrong and (f"your {name} is wrong on this case: {probe.call} {wrong}; if your {answer} calls it, "
+                          f"that is where the bad input comes from")
 
 
 def _mismatch(got, expected, atol):

@@ -448,9 +448,10 @@ def _plain(fn):
     return call
 
 
-def _not_passed(name):
+def _absent(name):
+    """A stand-in for a helper the caller did not give (suspects stay silent about it)."""
     def call(args, kwargs):
-        raise StudentError("RuntimeError", f"{name} is not part of this replay")
+        raise StudentError("NotImplementedError", f"{name} was not given to this check")
     return call
 
 
@@ -467,7 +468,7 @@ def known_mistakes(check, failure, *, seed, student):
     found = []
     for variant in check.variants:
         replay = Context(check, np.random.default_rng(seed), student, diagnose=False)
-        functions = [_Named(n, _plain(variant.functions[n]) if n in variant.functions else _not_passed(n))
+        functions = [_Named(n, _plain(variant.functions[n]) if n in variant.functions else _absent(n))
                      for n in check.functions]
         try:
             check.run(replay, *functions)
@@ -483,10 +484,15 @@ def known_mistakes(check, failure, *, seed, student):
 def run_check(check, functions, *, seed, student):
     """Run ``check`` on ``functions`` (callables ``(args, kwargs) -> value``); returns a :class:`Verdict`.
 
+    ``functions`` are the check's answers and helpers, in order; the answers alone also do (then no
+    helper is suspected).
+
     Never raises for a wrong answer or a broken student function; a bug in the checker itself gives
     status ``checker-error``. A wrong answer that makes one of the check's known mistakes gets a
     "likely mistake" line naming it.
     """
+    if len(functions) == len(check.answers) < len(check.functions):   # the answers alone: no helpers to suspect
+        functions = list(functions) + [_absent(h) for h in check.helpers]
     if len(functions) != len(check.functions):
         return Verdict(check.id, False, FAILED, message=f"✗ [{check.id}] expected the functions "
                        f"{', '.join(check.functions)}, got {len(functions)} function(s)")

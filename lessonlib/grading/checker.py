@@ -69,7 +69,7 @@ import numpy as np
 
 from ..conventions import GRADE_ATOL
 from . import protocol
-from .client import CheckFailed, StudentError
+from .errors import CheckFailed, StudentError
 from .protocol import ProtocolError
 
 #: Statuses a check verdict can have (the grader adds its own: see ``grader.STATUSES``).

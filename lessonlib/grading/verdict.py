@@ -205,7 +205,7 @@ def check_results(reference, exercise, submission, copies, roles, cells, verdict
     defs = top_level_defs(submission.answers)
     out = {}
     for c in reference.checks:
-        functions = exercise.checks[c.id].functions if c.id in exercise.checks else ()
+        functions = exercise.checks[c.id].answers if c.id in exercise.checks else ()
         hits = copied_reach(submission.answers, copies, functions)
         keys = sorted({defs[f][0] for f in functions if f in defs})
         flags = Flags(copy=hits[0] if hits else None, run_error=run_error, grader_error=grader_error,

@@ -43,7 +43,7 @@ EXERCISE = Exercise(
                   "lessonlib.dynamics.denoc", "lessonlib.batch"))
 
 #: [RNE05]'s worked case: two 1 m / 1 kg rods, g = 10 m/s²; (20, 5) N·m, (40, 15) with 1 kg at the tip.
-SEED003 = dict(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=10.0)
+RNE05_RODS = dict(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=10.0)
 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
@@ -223,7 +223,7 @@ def helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g):
 @EXERCISE.check("rnea-static", points=1, functions=("static_torques",),
                 title="static torques of two horizontal rods", variants=(WEIGHTS_AT_ENDS, ROD2_LEVER, ROD2_FORGOTTEN))
 def static_no_load(ctx, static_torques):
-    cases = [SEED003] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
+    cases = [RNE05_RODS] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
                               m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                               g=ctx.rng.uniform(1.0, 20.0)) for _ in range(3)]
     for c in cases:
@@ -236,7 +236,7 @@ def static_no_load(ctx, static_torques):
 @EXERCISE.check("rnea-static-tip", points=1, functions=("static_torques",),
                 title="static torques with a load at the tip", variants=(WEIGHTS_AT_ENDS, ROD2_LEVER, ROD2_FORGOTTEN))
 def static_tip_load(ctx, static_torques):
-    cases = [dict(SEED003, tip_mass=1.0)] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
+    cases = [dict(RNE05_RODS, tip_mass=1.0)] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
                                                   m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                                                   g=ctx.rng.uniform(1.0, 20.0), tip_mass=ctx.rng.uniform(0.2, 3.0))
                                              for _ in range(3)]

@@ -1,4 +1,4 @@
-"""Checks of exercise 06: Lie-group (product-of-exponentials) recursive dynamics ([LG, 递归公式]).
+"""Checks of exercise 06: Lie-group (product-of-exponentials) recursive dynamics ([LG, 串联机器人运动方程]).
 
 The student writes the recursion in zero-configuration (home) frames from Modern Robotics' chain
 description ``M_list`` (n+1, 4, 4), ``G_list`` (n, 6, 6), ``S_list`` (6, n) (the layout of

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -373,3 +372,63 @@ def test_a_failing_rnea_names_the_pass_that_is_wrong():
     v = run("rnea05", "rnea-full-chain", ns)
     assert "your inward_pass is wrong on this case" in v.message and "check rnea-inward tests it" in v.message, v.message
     assert "your outward_pass" not in v.message
+
+
+# --- through the real grader (lessonlib-grade: judge, stripped kernel, fresh inputs) -----------------------------
+
+def _submission(name, path, edits, student):
+    """The exercise notebook with every answer cell solved, ``edits`` applied (a student's submission)."""
+    _, answers = answers_of(name)
+    for key, old, new in edits:
+        assert old in answers[key], (key, old)
+        answers[key] = answers[key].replace(old, new)
+    answers["answer-student-id"] = f'student_id = "{student}"'
+    nb = nbformat.read(str(ROOT / "exercises" / NOTEBOOKS[name]), as_version=4)
+    for cell in nb.cells:
+        key = cell.metadata.get("lessonlib", {}).get("id")
+        if "answer" in cell.metadata.get("tags", []) and key in answers:
+            cell.source = answers[key]
+    nbformat.write(nb, str(path))
+
+
+GRADED = {   # exercise -> {submission: (edits, {check: text its message must contain})}
+    "rnea05": {
+        "transpose.ipynb": ([("answer-inward", "f[i - 1] += X[i].T @ f[i]", "f[i - 1] += X[i] @ f[i]")],
+                            {"rnea-inward": LIKELY + M05.IN_NOT_TRANSPOSED.mistake,
+                             "rnea-full-ur5": LIKELY + M05.RNEA_NOT_TRANSPOSED.mistake,
+                             "rnea-full-chain": "your inward_pass is wrong on this case"}),
+        "gravity.ipynb": ([("answer-rnea", "a0[LIN] = -g", "a0[LIN] = g")],
+                          {"rnea-full-chain": LIKELY + M05.RNEA_GRAVITY_SIGN.mistake}),
+        "unrelated.ipynb": ([("answer-rnea", "return inward_pass(", "return 1.1 * inward_pass(")], {}),
+    },
+    "mass_matrix08": {
+        "tree.ipynb": ([("answer-crba", "model.parent[i] != -1", "i > 0"),
+                        ("answer-crba", "composite[model.parent[i]]", "composite[i - 1]"),
+                        ("answer-crba", "model.parent[k] != -1", "k > 0"), ("answer-crba", "k = model.parent[k]", "k = k - 1")],
+                       {"mass-crba-tree": LIKELY + M08.CRBA_CHAIN_WALK.mistake,
+                        "mass-fd-roundtrip": "your crba is wrong on this case"}),
+        "solve.ipynb": ([("answer-fd", "    L = np.linalg.cholesky(M)\n" + CHOLESKY_LOOPS, "    return np.linalg.solve(M, b)\n")],
+                        {"mass-cholesky-spd": "expected an error (or NaN), got finite numbers"}),
+    },
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", GRADED)
+def test_known_mistakes_and_suspects_reach_the_real_graded_run(name, tmp_path):
+    for file, (edits, _) in GRADED[name].items():
+        _submission(name, tmp_path / file, edits, student=file.split(".")[0])
+    result = subprocess.run(
+        [sys.executable, "-m", "lessonlib.grading.cli", "--reference", str(ROOT / "solutions" / NOTEBOOKS[name]),
+         *[str(tmp_path / f) for f in GRADED[name]], "--out", str(tmp_path / "g.csv"), "--json",
+         str(tmp_path / "g.json"), "-j", "2", "-q"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    graded = json.loads((tmp_path / "g.json").read_text())
+    for file, (_, expected) in GRADED[name].items():
+        checks = graded[file]["checks"]
+        for check_id, text in expected.items():
+            assert checks[check_id]["status"] == "failed" and text in checks[check_id]["message"], \
+                (file, check_id, checks[check_id])
+        if not expected:                                        # an unrelated wrong answer: no mistake named
+            assert all(LIKELY not in c["message"] for c in checks.values()), file
+            assert any(c["status"] == "failed" for c in checks.values())

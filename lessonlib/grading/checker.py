@@ -455,30 +455,40 @@ def _absent(name):
     return call
 
 
+def replay(check, variant, *, seed, student):
+    """The first failure of ``check`` run from ``seed`` with ``variant``'s functions for the answers (None: it passed).
+
+    Helpers are not called (no suspects while replaying); an error inside the variant counts as no failure
+    to compare with (None).
+    """
+    ctx = Context(check, np.random.default_rng(seed), student, diagnose=False)
+    functions = [_Named(n, _plain(variant.functions[n]) if n in variant.functions else _absent(n))
+                 for n in check.functions]
+    try:
+        check.run(ctx, *functions)
+    except _Failure as failure:
+        return failure
+    except Exception:                                      # noqa: BLE001 (a variant that cannot replay says nothing)
+        return None
+    return None
+
+
+def same_failure(a, b):
+    """Do two failures happen at the same step with the same numbers (within the first one's tolerance)?"""
+    return (a is not None and b is not None and a.got is not None and b.got is not None and a.step == b.step
+            and a.got.shape == b.got.shape and float(np.max(np.abs(a.got - b.got), initial=0.0)) <= a.atol)
+
+
 def known_mistakes(check, failure, *, seed, student):
     """The :class:`Variant` s of ``check`` whose replay from ``seed`` fails exactly like ``failure``.
 
-    Each variant replaces the answers (helpers are not called: no suspects while replaying) and runs
-    the check from the same seed, so on the same random inputs. It matches when its first failure
-    is at the student's failing step and its numbers there agree with the student's within that
-    comparison's tolerance.
+    Each variant replaces the answers and runs the check from the same seed, so on the same random
+    inputs. It matches when its first failure is at the student's failing step and its numbers there
+    agree with the student's within that comparison's tolerance.
     """
     if failure.got is None or failure.step is None:
         return []
-    found = []
-    for variant in check.variants:
-        replay = Context(check, np.random.default_rng(seed), student, diagnose=False)
-        functions = [_Named(n, _plain(variant.functions[n]) if n in variant.functions else _absent(n))
-                     for n in check.functions]
-        try:
-            check.run(replay, *functions)
-        except _Failure as other:
-            if (other.step == failure.step and other.got is not None and other.got.shape == failure.got.shape
-                    and float(np.max(np.abs(other.got - failure.got), initial=0.0)) <= failure.atol):
-                found.append(variant.mistake)
-        except Exception:                                  # noqa: BLE001 (a variant that cannot replay says nothing)
-            continue
-    return found
+    return [v.mistake for v in check.variants if same_failure(failure, replay(check, v, seed=seed, student=student))]
 
 
 def run_check(check, functions, *, seed, student):

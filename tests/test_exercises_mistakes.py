@@ -431,3 +431,16 @@ def test_known_mistakes_and_suspects_reach_the_real_graded_run(name, tmp_path):
         if not expected:                                        # an unrelated wrong answer: no mistake named
             assert all(LIKELY not in c["message"] for c in checks.values()), file
             assert any(c["status"] == "failed" for c in checks.values())
+
+
+def test_a_hint_does_not_name_a_cause_the_answer_does_not_have():
+    """Exercise 08's tree check: a missing transpose is named as such, and nothing mentions i - 1; the i - 1
+    walk is named only for the answer that walks by i - 1."""
+    transpose = namespace("mass_matrix08", [("answer-crba", "X[i].T @ composite[i] @ X[i]", "X[i] @ composite[i] @ X[i].T")])
+    v = run("mass_matrix08", "mass-crba-tree", transpose)
+    assert named_mistakes(v.message) == [M08.CRBA_NOT_TRANSPOSED.mistake] and "i - 1" not in v.message, v.message
+    walk = namespace("mass_matrix08", [("answer-crba", "model.parent[i] != -1", "i > 0"),
+                                       ("answer-crba", "composite[model.parent[i]]", "composite[i - 1]"),
+                                       ("answer-crba", "model.parent[k] != -1", "k > 0"),
+                                       ("answer-crba", "k = model.parent[k]", "k = k - 1")])
+    assert "i - 1" in run("mass_matrix08", "mass-crba-tree", walk).message

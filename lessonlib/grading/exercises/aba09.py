@@ -280,7 +280,7 @@ def full_identities(ctx, aba_student, articulated_inertias):
     got = ctx.expect_shape("qdd", ctx.call(aba_student, two, np.zeros(2), np.zeros(2), np.array([push, 0.0]),
                                            gravity=np.zeros(3)), (2,), call=call)
     ctx.expect_close("qdd_1 = tau_1 / (M11 - M12^2 / M22)", got[0], expected, call=call,
-                     hint="with the elbow free the shoulder feels the Schur complement, not M11")
+                     hint="with the elbow free the shoulder feels the Schur complement M11 - M12^2 / M22 of M(q)")
 
 
 # --- (c) log-log slopes --------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ def slope_power(ctx, power_law_fit):
         ctx.expect_close("p (the slope)", p_got, p, call=call,
                          hint="fit a straight line to (log n, log t): its slope is p, its intercept log a")
         ctx.expect_close("a (the prefactor)", a_got / a, 1.0, call=call,
-                         hint="the intercept of the line is log a: return a = exp(intercept), not the intercept")
+                         hint="the line's intercept is log a, so a = exp(intercept)")
 
 
 @EXERCISE.check("aba-slope-measured", points=1, functions=("power_law_fit",),

@@ -106,7 +106,7 @@ def pd_law(ctx, pd_gravity):
         call = f"pd_gravity(model, q, qd, q_ref, Kp, Kd, gravity=g) on a random {n}-link chain, {gains_text(Kp)}"
         expected = gravity_compensation(model, gravity=g, Kp=Kp, Kd=Kd, q_ref=q_ref)(0.0, q, qd)
         ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected, call=call,
-                         hint="tau = g(q) + Kp (q_ref - q) - Kd qd: the damping acts on qd itself, not on an error")
+                         hint="tau = g(q) + Kp (q_ref - q) - Kd qd (the damping acts on qd itself)")
 
 
 # --- (b) computed torque ---------------------------------------------------------------------------

@@ -192,7 +192,8 @@ HINTS = {
     "mass": "the mass must be > 0",
     "symmetry": "I_c must be symmetric: |I_c − I_cᵀ| ≤ tol",
     "boundary": "thin rods (one zero moment) and flat plates (I1 + I2 = I3) are valid: compare with a tolerance",
-    "moments": "use the principal moments (np.linalg.eigvalsh), not the diagonal: the axes are rotated",
+    "moments": ("test the principal moments, the eigenvalues of I_c (np.linalg.eigvalsh) — in rotated axes they are "
+                "not the diagonal entries: I1 >= -tol and I1 + I2 >= I3 - tol"),
     "tolerance": ("this body misses one condition (symmetry, I1 >= 0 or I1 + I2 >= I3) by about 100 tol: test the "
                   "principal moments (np.linalg.eigvalsh, not the diagonal: the axes are rotated) and the symmetry with "
                   "tol = 1e-9 * max(1, abs(I_c).max()), as the notebook says — a looser tolerance (np.allclose's, "

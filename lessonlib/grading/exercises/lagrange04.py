@@ -199,7 +199,7 @@ def check_mass_random(ctx, mass_matrix_2link):
         ctx.expect_close(f"½ qdᵀ M qd for qd = {fmt(qd)} (the links' kinetic energy)", 0.5 * qd @ M @ qd,
                          kinetic_by_links(q, qd, arm), call=call,
                          hint="v_c2 = d/dt (l1 (cos q1, sin q1) + lc2 (cos(q1+q2), sin(q1+q2))); "
-                              "the COM is at lc_i, not l_i/2")
+                              "the COM of link i sits lc_i from its joint")
         ctx.expect_close("M (2, 2)", M, crba(model, q), call=call)
 
 

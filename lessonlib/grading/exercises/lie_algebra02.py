@@ -105,7 +105,7 @@ def check_Ad_group(ctx, Ad):
                               for T in (T1, T2, T1 @ T2, se3.inv(T1)))
         ctx.expect_close("Ad(T1 @ T2) - Ad(T1) @ Ad(T2)", A12 - A1 @ A2, np.zeros((6, 6)),
                          call="Ad of a product of two random transforms",
-                         hint="Ad is a group homomorphism; check the lower-left block [p] R")
+                         hint="Ad(T) = [[R, 0], [[p] R, R]] turns products into products: Ad(T1 T2) = Ad(T1) Ad(T2)")
         ctx.expect_close("Ad(inv(T)) @ Ad(T)", A1inv @ A1, np.eye(6),
                          call="Ad of a random transform and of its inverse")
 

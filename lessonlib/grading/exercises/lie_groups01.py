@@ -93,7 +93,8 @@ def _expect_rotation(ctx, R, phi, call):
                      hint="Rodrigues: R = I + (sin θ/θ)[φ] + ((1 - cos θ)/θ²)[φ]² with θ = |φ|")
     ctx.expect_close("det R", np.linalg.det(R), 1.0, call=call)
     ctx.expect_close("R @ φ (the axis does not move)", R @ phi, phi, call=call,
-                     hint="check the sign of the [φ] term: [φ] is hat(φ), not its transpose")
+                     hint="exp([φ]) turns about φ itself, so R φ = φ: check that hat satisfies [φ] x = φ × x and that the formula "
+                          "uses φ")
 
 
 @EXERCISE.check("lie-exp", points=1, functions=("so3_exp",), title="so3_exp: Rodrigues' formula")

@@ -311,7 +311,8 @@ def inward_fext(ctx, inward_pass):
         call = f"inward_pass(X, S, I, v, a, f_ext) on a random {model.n}-link chain"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a, f_ext=F)
         ctx.expect_close("tau (n,)", got, trace.tau, call=call,
-                         hint="f_ext[i] is applied BY the environment ON body i: subtract it from f_i")
+                         hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i - f_ext[i], with f_ext[i] the wrench the environment applies "
+                              "ON body i (body frame i); tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
 
 
 # --- (d) the full RNEA ---------------------------------------------------------------------------

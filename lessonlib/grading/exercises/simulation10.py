@@ -229,7 +229,8 @@ def stribeck_limits(ctx, stribeck_student):
                            call="stribeck(qd, ...)")
     ctx.expect_close("stribeck(-qd) = -stribeck(qd)",
                      ctx.call(stribeck_student, -qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), -tau,
-                     call="stribeck(-qd, ...)", hint="friction is odd in the velocity: use |qd| inside the exponential")
+                     call="stribeck(-qd, ...)", hint="friction is odd in the velocity, tau_f(-qd) = -tau_f(qd): the level depends on |qd|, the "
+                         "direction on tanh(qd / eps)")
     if np.any(qd * tau < 0):
         ctx.fail(f"friction must dissipate, qd * tau_f >= 0 for every joint; got qd * tau_f = {qd * tau}",
                  call="stribeck(qd, ...)", hint="tau_f has the sign of qd ([WJ]: M qdd + c + g + tau_f = tau_a)")

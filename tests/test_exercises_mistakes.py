@@ -444,3 +444,14 @@ def test_a_hint_does_not_name_a_cause_the_answer_does_not_have():
                                        ("answer-crba", "model.parent[k] != -1", "k > 0"),
                                        ("answer-crba", "k = model.parent[k]", "k = k - 1")])
     assert "i - 1" in run("mass_matrix08", "mass-crba-tree", walk).message
+
+
+def test_an_error_inside_a_helper_names_the_helper_that_gave_the_bad_input():
+    """Issue 17's example: forward_dynamics raises LinAlgError inside cholesky_solve because crba is wrong —
+    the message says where it crashed and that crba (not cholesky_solve) produced the bad input."""
+    ns = namespace("mass_matrix08", [("answer-crba", "            M[i, k] = M[k, i]\n",
+                                      "            M[i, k] = M[k, i] = 50 * M[k, i]\n")])       # not positive definite
+    v = run("mass_matrix08", "mass-fd-roundtrip", ns)
+    assert "raised LinAlgError" in v.message and "cholesky_solve" in v.message, v.message
+    assert "your crba is wrong on this case" in v.message and "mass-crba-tree tests it alone" in v.message
+    assert "your cholesky_solve" not in v.message and "your mass_matrix_from_id" not in v.message

@@ -184,6 +184,13 @@ def test_08_the_solution_passes_and_the_refusal_is_explained():
     ns = solution("mass_matrix08")
     for cid in ("mass-cholesky", "mass-cholesky-spd", "mass-cholesky-stable"):
         assert passes("mass_matrix08", cid, ns), cid
+    def stub(M, b):
+        raise NotImplementedError("write cholesky_solve")
+    assert fails("mass_matrix08", "mass-cholesky-spd", {"cholesky_solve": stub}, says="NotImplementedError")
+
+    def refuses_everything(M, b):                          # a refusal must come from the factor, not from habit
+        raise np.linalg.LinAlgError("never")
+    assert fails("mass_matrix08", "mass-cholesky-spd", {"cholesky_solve": refuses_everything})
     v = verdict("mass_matrix08", "mass-cholesky-spd", {"cholesky_solve": SOLVES["np.linalg.solve"]}, 0)
     assert "expected an error (or NaN), got finite numbers" in v.message and "not positive definite" in v.message
     v = verdict("mass_matrix08", "mass-cholesky-stable", {"cholesky_solve": SOLVES["inv(L)^T (inv(L) b)"]}, 0)

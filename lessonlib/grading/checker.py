@@ -74,6 +74,10 @@ from .protocol import ProtocolError
 
 #: Statuses a check verdict can have (the grader adds its own: see ``grader.STATUSES``).
 PASSED, FAILED, USED_LIBRARY, CHECKER_ERROR = "passed", "failed", "used-library", "checker-error"
+#: The errors that count as a numerical refusal in :meth:`Context.expect_refusal` (``BadReturn``: a complex
+#: result, which the plain-data protocol refuses).
+REFUSALS = frozenset({"LinAlgError", "ValueError", "ArithmeticError", "ZeroDivisionError", "FloatingPointError",
+                      "OverflowError", "BadReturn"})
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 _FUNCTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -256,18 +260,20 @@ class Context:
                       f"  largest error {err:.3g} > tolerance {atol:g}", call=call, hint=hint, got=got, atol=atol)
 
     def expect_refusal(self, what, fn, *args, call="", hint="", **kwargs):
-        """Fail unless ``fn(*args, **kwargs)`` refuses: raises, or returns NaN, inf or non-real numbers.
+        """Fail unless ``fn(*args, **kwargs)`` refuses: raises a numerical error, or returns NaN, inf or non-real numbers.
 
         For inputs that have no answer (a Cholesky factor of a matrix that is not positive definite):
-        a routine that returns finite numbers there did not do what the exercise asks.
+        a routine that returns finite numbers there did not do what the exercise asks. Only numerical
+        errors count as refusing (``REFUSALS``: ``LinAlgError``, ``ValueError``, ``ArithmeticError``, ...);
+        a stub's ``NotImplementedError`` or a broken function's ``NameError`` fails as any other error.
         """
         self.step += 1
         try:
             got = fn(args, kwargs)
         except StudentError as err:
-            if err.kind == "NotAvailableWhileGrading":
-                raise _raised(fn, args, kwargs, err) from None
-            return
+            if err.kind in REFUSALS:
+                return
+            raise _raised(fn, args, kwargs, err) from None
         except ProtocolError:                             # complex numbers: sqrt of a negative pivot
             return
         try:
@@ -275,7 +281,8 @@ class Context:
         except (TypeError, ValueError):
             return
         if np.all(np.isfinite(arr)):
-            self._fail(f"{what}: expected an error (or NaN), got finite numbers\n{_indent(_fmt(arr), 4)}", call=call, hint=hint)
+            self._fail(f"{what}: expected an error (or NaN), got finite numbers\n{_indent(_fmt(arr), 4)}", call=call,
+                       hint=hint)
 
     def fail(self, message, *, call="", hint="", got=None, atol=None):
         """Fail the check with an expected-vs-got ``message`` (plus the call that produced it).

@@ -35,7 +35,7 @@ check                      points  what it tests
 ``mass-crba-tree``         1       ``crba`` on trees (``branched_tree``, random trees)
 ``mass-crba-energy``       1       ``crba`` on the UR5 and [SWC16]'s arm: energy, symmetry, ``q_1``
 ``mass-cholesky``          1       ``cholesky_solve``: ``M x = b`` for mass matrices
-``mass-cholesky-spd``      1       ``cholesky_solve`` refuses a matrix that is not positive definite
+``mass-cholesky-spd``      1       ``cholesky_solve`` solves one M, refuses matrices that are not positive definite
 ``mass-cholesky-stable``   1       ``cholesky_solve`` is backward stable where an inverse is not
 ``mass-fd``                1       ``forward_dynamics`` = ABA on chains ([DB4 §4.2]'s arm, random chains)
 ``mass-fd-roundtrip``      1       ``forward_dynamics`` on trees, gravity and ``f_ext``: ``ID(FD(τ)) = τ``
@@ -334,6 +334,12 @@ def cholesky(ctx, cholesky_solve):
 @EXERCISE.check("mass-cholesky-spd", points=1, functions=("cholesky_solve",),
                 title="a Cholesky solve refuses a matrix that is not positive definite")
 def cholesky_spd(ctx, cholesky_solve):
+    model = random_model(ctx, tree=True, n_min=3, n_max=6)               # first, a mass matrix it must solve
+    M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
+    b = ctx.rng.normal(size=model.n)
+    ctx.expect_close(f"x ({model.n},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
+                     call=f"cholesky_solve(M, b) with a {model.n}x{model.n} mass matrix",
+                     hint="M = L L^T; solve L y = b (forward substitution), then L^T x = y (back substitution)")
     for n in (3, 5, 7):
         M = indefinite_symmetric(ctx, n)
         b = ctx.rng.normal(size=n)

@@ -360,7 +360,7 @@ def from_urdf(path_or_xml, *, gravity=None, name=None):
         raise ValueError(f"path_or_xml: robot {root_el.get('name')!r} has no moving joints "
                          "(revolute, continuous or prismatic)")
     for i, G_i in enumerate(G):
-        if not G_i[3, 3] > 0:
+        if not spatial.mass(G_i) > 0:
             merged = f" and the links fixed to it {members[i]}" if members[i] else ""
             raise ValueError(f"link {body_names[i]!r}: a moving body needs mass > 0, but the link"
                              f"{merged} carry no <inertial> mass (it is moved by joint "

@@ -10,8 +10,11 @@ Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not
   column ``j`` is ``Ad(T_0_j) S_j``.
 * ``frame="body"`` — the twist in body-frame axes at the body origin (``J_b``):
   column ``j`` is ``Ad(T_i_j) S_j`` with ``T_i_j = T_0_i⁻¹ T_0_j``. ``J_s = Ad(T_0_i) J_b``.
-* ``frame="hybrid"`` — the velocity of the body origin and the angular velocity, both in world axes
-  (the classical geometric Jacobian): ``diag(R_0_i, R_0_i) J_b``.
+* ``frame="hybrid"`` — the angular velocity and the velocity of the body origin, both in world axes:
+  ``diag(R_0_i, R_0_i) J_b``. This is the classical geometric Jacobian of [Siciliano et al. 2009] and
+  [Craig 2005] **with its two halves in the other order**: they stack ``[v; ω]`` (linear rows
+  first), this course ``[ω; v]``; swap the row blocks (``conventions.swap_order(J, kind="columns")``)
+  to compare with them.
 """
 from __future__ import annotations
 

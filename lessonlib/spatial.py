@@ -4,16 +4,19 @@ The names follow Featherstone's *Rigid Body Dynamics Algorithms* and seed 000 §
 thin, named view of a Lie-group operation from :mod:`lessonlib.se3`, so the two vocabularies of the
 course meet here:
 
-=========================  =======================  ==========================================
-spatial (Featherstone)     Lie group (seed 001)     meaning
-=========================  =======================  ==========================================
-``cross_motion(v)``        ``ad(v)``                ``v ×`` acting on a motion vector
-``cross_force(v)``         ``ad_dual(v) = −ad(v)ᵀ`` ``v ×*`` acting on a force vector
-``plucker(R, p)``          ``Ad(T⁻¹)``              motion transform from frame A to frame B
-``plucker(R, p).T``        ``Ad(T)ᵀ``               force transform from frame B to frame A
-=========================  =======================  ==========================================
+=========================  ========================  ==========================================
+spatial (Featherstone)     Lie group ([LG])          meaning
+=========================  ========================  ==========================================
+``cross_motion(v)``        ``ad(v)``                 ``v ×`` acting on a motion vector
+``cross_force(v)``         ``ad_dual(v) = −ad(v)ᵀ``  ``v ×*`` acting on a force vector
+``plucker(R, p)``          ``Ad(T⁻¹)``               motion transform from frame A to frame B
+``plucker(R, p).T``        ``Ad(T⁻¹)ᵀ``              force transform from frame B to frame A
+=========================  ========================  ==========================================
 
-Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T_A_B``).
+Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T = T_A_B``): the
+force transform is the transpose of the motion transform, ``X_B_Aᵀ = Ad(T_A_B⁻¹)ᵀ`` (power
+``fᵀ v`` is the same in both frames). A quantity of the whole body that does not depend on the
+point it is taken about, its mass, is :func:`mass`.
 
 >>> import numpy as np
 >>> v = np.array([0.1, -0.2, 0.3, 1.0, 2.0, -1.0])

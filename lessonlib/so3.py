@@ -175,17 +175,15 @@ def log(R):
 
 def _log(R):
     """log of a validated float rotation matrix."""
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist()
-    w = 0.5 * np.array([r21 - r12, r02 - r20, r10 - r01])     # sin θ · u
-    s = math.sqrt(w @ w)
-    c = 0.5 * (r00 + r11 + r22 - 1.0)                          # cos θ
+    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])   # vee(R − Rᵀ)/2 = sin θ · u
+    s = math.sqrt(w @ w)                                                             # sin θ
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)                                    # (trace R − 1)/2 = cos θ
     theta = math.atan2(s, c)
     if c < _NEAR_PI_COS:
         return theta * _axis_near_pi(R, c, w)
     if theta < SMALL_ANGLE:
         return (1.0 + theta * theta / 6.0) * w                 # θ / sin θ
     return (theta / s) * w
-
 
 
 def _axis_near_pi(R, c, w):

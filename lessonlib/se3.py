@@ -307,7 +307,7 @@ def exp(xi, angle=None):
     if angle is not None:
         return _exp_screw_angle(xi, angle)
     if is_symbolic(xi):
-        return _exp_symbolicvector(sym_vector(xi, 6, "xi"))
+        return _exp_symbolic_vector(sym_vector(xi, 6, "xi"))
     xi = vector(xi, 6, "xi")
     w, v = xi[ANG], xi[LIN]
     T = np.empty((4, 4))
@@ -351,7 +351,7 @@ def _screw_symbolic(S, theta):
     return from_Rp(R, G * v)
 
 
-def _exp_symbolicvector(xi):
+def _exp_symbolic_vector(xi):
     """exp of a sympy twist written as (numeric screw) × (angle)."""
     import sympy as sp
     r, s = factor_angle(xi, "xi")

@@ -35,8 +35,8 @@ What the numbers say (n = 7). Without the joint transforms (63 n, 57 n) our RNEA
 translations (``A t``: 6m 6a instead of 24m 18a for ``X m``) but must rotate every link's inertia
 into world axes (54m 36a) and build its joint screws there, so its count comes out about 20 % *above*
 the RNEA's: [SWC16]'s "2/3 of the CPU time saved" is not an operation-count property of the
-algorithm — it depends on how each method is programmed (``benchmarks/bench_dynamics.py``, section
-"seed 002", measures it on our implementations). CRBA is O(n²) (its walks toward the base), the
+algorithm — it depends on how each method is programmed (``benchmarks/bench_dynamics.py``, section 3,
+measures it on our implementations). CRBA is O(n²) (its walks toward the base), the
 Lagrange closed form far more (:func:`lagrange_counts`).
 
 Our ABA against the published ABA counts. Our structured ABA needs 530 n − 316 multiplications and

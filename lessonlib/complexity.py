@@ -272,11 +272,11 @@ PUBLISHED = {
         lambda n: 150 * n - 48, lambda n: 131 * n - 48,
         "[LWP 1980]'s recursive Newton–Euler, as tabulated in [Hollerbach 1980], Table I "
         "(n = 6: 852 multiplications, 738 additions)",
-        "widely reproduced; not checked against the paper in this project"),
+        "standard figure, widely reproduced; not checked against the paper in this project"),
     "lagrange_recursive_hollerbach": (
         lambda n: 412 * n - 277, lambda n: 320 * n - 201,
         "[Hollerbach 1980], same table: the recursive Lagrangian with 3×3 rotation matrices "
-        "(n = 6: 2195 / 1719)", "widely reproduced; not checked against the paper in this project"),
+        "(n = 6: 2195 / 1719)", "standard figure, widely reproduced; not checked against the paper in this project"),
     "lagrange_closed_form_uicker_kahn": (
         None, None,
         "[Hollerbach 1980], same table: the Uicker/Kahn 4×4-matrix Lagrangian is O(n⁴), about "

@@ -4,6 +4,7 @@ Every function takes the one :class:`~lessonlib.model.Model`; those whose result
 take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=None``.
 """
 from .aba import aba
+from .closed_form import closed_form_coefficients, closed_form_cost, closed_form_torques
 from .crba import crba
 from .control import computed_torque, gravity_compensation, quintic
 from .energy import center_of_mass, kinetic_energy, potential_energy, power_balance, total_energy
@@ -24,4 +25,5 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "bias_forces", "gravity_torques", "velocity_torques", "coriolis_matrix", "forward_dynamics",
            "jacobian_transpose_force", "computed_torque", "gravity_compensation", "quintic", "center_of_mass",
            "kinetic_energy", "potential_energy", "power_balance", "total_energy", "Friction", "base_parameters",
-           "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate"]
+           "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate",
+           "closed_form_coefficients", "closed_form_torques", "closed_form_cost"]

@@ -13,6 +13,7 @@ from .regressor import base_parameters, identify, inertial_parameters, model_wit
 from .simulate import Trajectory, simulate
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
+from .observer import ObserverRun, ObserverState, PushRun, observer_start, observer_step, push_and_observe, run_observer
 from .rnea import RNEATrace, rnea, rnea_trace
 from .rnea_classic import rnea_classic
 from .rnea_poe import PoETrace, rnea_poe, rnea_poe_trace
@@ -26,4 +27,5 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "jacobian_transpose_force", "computed_torque", "gravity_compensation", "quintic", "center_of_mass",
            "kinetic_energy", "potential_energy", "power_balance", "total_energy", "Friction", "base_parameters",
            "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate",
-           "closed_form_coefficients", "closed_form_torques", "closed_form_cost"]
+           "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
+           "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun"]

@@ -4,6 +4,7 @@ Every function takes the one :class:`~lessonlib.model.Model`; those whose result
 take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=None``.
 """
 from .aba import aba
+from .adaptive import AdaptiveRun, adaptation_gains, simulate_slotine_li, slotine_li_regressor
 from .closed_form import closed_form_coefficients, closed_form_cost, closed_form_torques
 from .crba import crba
 from .control import computed_torque, gravity_compensation, quintic
@@ -28,4 +29,5 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "kinetic_energy", "potential_energy", "power_balance", "total_energy", "Friction", "base_parameters",
            "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate",
            "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
-           "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun"]
+           "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
+           "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun"]

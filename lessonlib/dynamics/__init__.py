@@ -9,8 +9,9 @@ from .closed_form import closed_form_coefficients, closed_form_cost, closed_form
 from .crba import crba
 from .control import computed_torque, gravity_compensation, quintic
 from .energy import center_of_mass, kinetic_energy, potential_energy, power_balance, total_energy
-from .friction import Friction
-from .regressor import base_parameters, identify, inertial_parameters, model_with_parameters
+from .friction import Friction, friction_regressor
+from .regressor import (FrictionIdentification, base_parameters, check_excitation_band, identify, identify_with_friction,
+                        inertial_parameters, model_with_parameters)
 from .simulate import Trajectory, simulate
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
@@ -30,4 +31,5 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate",
            "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
            "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
-           "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun"]
+           "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
+           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor"]

@@ -7,7 +7,7 @@ from .aba import aba
 from .adaptive import AdaptiveRun, adaptation_gains, simulate_slotine_li, slotine_li_regressor
 from .closed_form import closed_form_coefficients, closed_form_cost, closed_form_torques
 from .crba import crba
-from .control import computed_torque, gravity_compensation, quintic
+from .control import computed_torque, gravity_compensation, quintic, saturated
 from .energy import center_of_mass, kinetic_energy, potential_energy, power_balance, total_energy
 from .friction import Friction, friction_regressor
 from .regressor import (FrictionIdentification, base_parameters, check_excitation_band, identify, identify_with_friction,
@@ -32,4 +32,4 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
            "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
            "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
-           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor"]
+           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated"]

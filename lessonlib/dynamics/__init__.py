@@ -15,6 +15,7 @@ from .regressor import (FrictionIdentification, base_parameters, check_excitatio
 from .simulate import Trajectory, simulate
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
+from .lwp1980 import lwp1980
 from .observer import ObserverRun, ObserverState, PushRun, observer_start, observer_step, push_and_observe, run_observer
 from .rnea import RNEATrace, rnea, rnea_trace
 from .rnea_classic import rnea_classic
@@ -32,4 +33,4 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
            "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
            "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
-           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated"]
+           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980"]

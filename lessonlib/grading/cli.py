@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import grader
+from . import grader, reports
 from .checker import exercise_for_notebook, load_exercise
 from .notebook import (CHECK_TAG, ReferenceNotebookError, _lessonlib_meta, _tags, load_reference,
                        read_json_notebook, reference_from_nb, SubmissionError)
@@ -125,7 +125,7 @@ def _self_preview(args):
     options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
     result = grader.grade_submission(reference, path, options)
     print(f"PREVIEW (not a grade) — {reference.note}")
-    print(grader.feedback_markdown(result, title="Preview", preview=True))
+    print(reports.feedback_markdown(result, title="Preview", preview=True))
     _write(args, [result], preview=True)
     return 0
 
@@ -137,11 +137,11 @@ def _usage(message):
 
 def _write(args, results, preview=False):
     if args.out:
-        grader.write_csv(results, args.out)
+        reports.write_csv(results, args.out)
     if args.json:
-        grader.write_json(results, args.json)
+        reports.write_json(results, args.json)
     if args.feedback:
-        grader.write_feedback(results, args.feedback, title="Preview" if preview else "Feedback")
+        reports.write_feedback(results, args.feedback, title="Preview" if preview else "Feedback")
 
 
 def main(argv=None):
@@ -171,7 +171,7 @@ def main(argv=None):
     results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet)
     _write(args, results)
     if not args.quiet:
-        print(grader.summary_table(results))
+        print(reports.summary_table(results))
     return 0
 
 

@@ -8,6 +8,7 @@ sample                 joints  where it comes from
 ``seed004_2link()``    2       seed 004 §4.2: l = 0.5 m, m = 5 kg, COM at mid-link
 ``seed004_2link_dh()``  2      the same arm built from [DB4 §4.2]'s DH table (standard DH)
 ``skater()``           2       [LG]'s Coriolis appendix: a hub spinning about z, a mass sliding radially
+``foucault_pendulum()`` 3      [LG]'s Coriolis appendix: a spherical pendulum on a turning Earth
 ``planar_3link()``     3       a vertical 3-link planar arm (Lagrange lesson, scaling)
 ``rpr_arm()``          3       revolute–prismatic–revolute spatial arm, standard DH
 ``scara()``            4       SCARA (RRPR), standard DH, prismatic quill
@@ -116,6 +117,28 @@ def skater(hub_inertia=1.0, mass=2.0, radius=0.05):
     joints = [Joint("revolute", _Z, name="spin"), Joint("prismatic", [1.0, 0.0, 0.0], name="reach")]
     G = [spatial.inertia(10.0, [0.0, 0.0, 0.0], hub), spatial.inertia(mass, [0.0, 0.0, 0.0], ball)]
     return Model([-1, 0], joints, [np.eye(4), np.eye(4)], G, name="skater", body_names=("hub", "hand"))
+
+
+def foucault_pendulum(latitude=np.pi / 4, length=1.0, mass=1.0, earth_inertia=1e6):
+    """[LG]'s Foucault pendulum (傅科摆): a spherical pendulum on a turning Earth, seen in the local frame.
+
+    Frames: x east, y north, z up at the pendulum's site. Joint 1 is the Earth's rotation, about
+    the axis ``(0, cos φ, sin φ)`` through the pivot (``φ = latitude``), body 1 an "Earth" with a
+    huge inertia (``earth_inertia``), so that the pendulum cannot change its spin; joints 2 and 3
+    are a universal joint (about east, then about the swinging link's y) carrying a point ``mass``
+    ``length`` below the pivot. The model has **no gravity** (``gravity = 0``): gravity turns with
+    the Earth, so it is applied as a force on the bob along the Earth's "down"
+    (:func:`lessonlib.dynamics.coriolis.foucault_run`).
+    """
+    axis = np.array([0.0, np.cos(latitude), np.sin(latitude)])
+    joints = [Joint("revolute", axis, name="earth"), Joint("revolute", [1.0, 0.0, 0.0], name="swing_east"),
+              Joint("revolute", [0.0, 1.0, 0.0], name="swing_north")]
+    tiny = 1e-6 * mass * length**2                       # the link itself: a point mass; keep M regular
+    G = [spatial.inertia(earth_inertia, [0.0, 0.0, 0.0], np.eye(3) * earth_inertia),
+         spatial.inertia(1e-6 * mass, [0.0, 0.0, 0.0], np.eye(3) * tiny),
+         spatial.inertia(mass, [0.0, 0.0, -length], np.eye(3) * tiny)]
+    return Model([-1, 0, 1], joints, [np.eye(4)] * 3, G, gravity=(0.0, 0.0, 0.0), name="foucault_pendulum",
+                 body_names=("earth", "gimbal", "bob"))
 
 
 def planar_3link():

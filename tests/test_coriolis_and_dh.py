@@ -117,3 +117,16 @@ def test_potential_energy_sign_and_the_gravity_torques():
         assert np.abs(g_q).max() > 1.0
         assert np.allclose(gradient(P_right, q), g_q, atol=1e-6)
         assert np.allclose(gradient(P_wrong, q), -g_q, atol=1e-6)
+
+
+# --- Foucault's pendulum -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("latitude, Omega", [(np.pi / 3, 0.2), (0.0, 0.2), (-np.pi / 4, 0.3)])
+def test_foucault_swing_plane_precesses_at_omega_sin_latitude(latitude, Omega):
+    """Northern hemisphere clockwise, none at the equator ([LG]: 赤道上观察不到现象), southern anticlockwise."""
+    from lessonlib.dynamics.coriolis import foucault_run
+    run = foucault_run(samples.foucault_pendulum(latitude=latitude, length=0.25), latitude=latitude, Omega=Omega,
+                       duration=4.0, dt=0.01)
+    assert run.plane_angle.size >= 7                                   # the turning points of 4 periods
+    assert run.precession_rate == pytest.approx(-Omega * np.sin(latitude), abs=0.03 * Omega)
+    assert run.trajectory.qd[-1, 0] == pytest.approx(Omega, rel=1e-6)  # the Earth keeps its spin

@@ -6,7 +6,7 @@ take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=
 from .aba import aba
 from .adaptive import AdaptiveRun, adaptation_gains, simulate_slotine_li, slotine_li_regressor
 from .closed_form import closed_form_coefficients, closed_form_cost, closed_form_torques
-from .coriolis import SkaterRun, skater_pull_in
+from .coriolis import FoucaultRun, SkaterRun, foucault_run, skater_pull_in
 from .crba import crba
 from .control import computed_torque, gravity_compensation, quintic, saturated
 from .energy import center_of_mass, kinetic_energy, potential_energy, power_balance, total_energy
@@ -34,4 +34,5 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
            "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
            "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
-           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980", "skater_pull_in", "SkaterRun"]
+           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980", "skater_pull_in", "SkaterRun", "foucault_run",
+           "FoucaultRun"]

@@ -17,6 +17,11 @@ come out of every algorithm of the course: the ``2 m r ṙ θ̇`` is the velocit
 ``− m r θ̇²`` the centrifugal term of joint 2. :func:`skater_pull_in` lets the hub spin freely
 (``τ₁ = 0``), pulls the mass in with the slide's actuator and records what is conserved and what
 is not.
+
+Foucault's pendulum ([LG]: "傅科摆"通过科式力证明地球自转的，赤道上观察不到现象): a spherical pendulum
+on the turning Earth (:func:`~lessonlib.samples.foucault_pendulum`), seen in the Earth's frame,
+swings in a plane that the Coriolis force turns at ``−Ω sin φ`` — not at all on the equator.
+:func:`foucault_run` measures that rate from a simulation of the library's own dynamics.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import numpy as np
 
 from .control import quintic
 from .crba import crba
+from ..kinematics import fk
 from .energy import kinetic_energy
 from .simulate import simulate
 
@@ -83,3 +89,61 @@ def skater_pull_in(model, *, omega0, r0, r1, pull_time, duration, dt, Kp=400.0, 
 
 
 __all__ = ["SkaterRun", "skater_pull_in"]
+
+
+# --- Foucault's pendulum ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FoucaultRun:
+    """A simulated Foucault pendulum (:func:`foucault_run`).
+
+    ``trajectory`` the :class:`~lessonlib.dynamics.simulate.Trajectory`; ``bob`` (N, 3) the bob's
+    position in the Earth's local frame (x east, y north, z up); ``swing_times`` and
+    ``plane_angle`` the time and the direction (rad, counter-clockwise from east, unwrapped) of the
+    swing plane at each turning point of the swing; ``precession_rate`` the slope of a line fitted
+    to them (rad/s); ``expected_rate`` ``−Ω sin φ`` (clockwise in the northern hemisphere).
+    """
+
+    trajectory: object
+    bob: np.ndarray
+    swing_times: np.ndarray
+    plane_angle: np.ndarray
+    precession_rate: float
+    expected_rate: float
+
+
+def foucault_run(model, *, latitude, Omega, amplitude=0.1, g0=9.81, duration, dt):
+    """Swing :func:`~lessonlib.samples.foucault_pendulum` on an Earth turning at ``Omega`` (rad/s) and measure the precession.
+
+    The Earth joint starts at ``Omega`` with no torque (its huge inertia keeps it turning); the bob
+    is released at rest *relative to the Earth*, ``amplitude`` rad to the north of the vertical, so
+    it starts swinging in the north–south plane. Gravity ``g0`` acts on the bob along the Earth's
+    local "down" (it turns with the Earth), applied as ``f_ext``. In the Earth's frame the only
+    effect of the rotation that turns the swing plane is the Coriolis force ``−2 m Ω × v``: the plane
+    precesses at ``−Ω sin φ`` (``φ = latitude``), the pendulum's classic signature. (The real Earth's
+    ``Ω = 7.29e-5`` rad/s gives one turn in ``24 h / sin φ``; a lesson takes a faster Ω to see it.)
+    Returns a :class:`FoucaultRun`.
+    """
+    if model.n != 3 or model.name != "foucault_pendulum":
+        raise ValueError(f"model: expected samples.foucault_pendulum(...), got {model!r}")
+    m, c = float(model.mass[2]), model.com[2]
+
+    def f_ext(t, q, qd):
+        T = fk(model, q)
+        down_in_bob = T[2][:3, :3].T @ T[0][:3, :3] @ np.array([0.0, 0.0, -m * g0])   # Earth's down, bob axes
+        F = np.zeros((3, 6))
+        F[2] = np.concatenate([np.cross(c, down_in_bob), down_in_bob])
+        return F
+
+    traj = simulate(model, [0.0, amplitude, 0.0], [Omega, 0.0, 0.0], None, dt, duration, f_ext=f_ext, progress=False)
+    poses = [fk(model, q) for q in traj.q]
+    bob = np.array([T[0][:3, :3].T @ (T[2][:3, :3] @ c + T[2][:3, 3] - T[0][:3, 3]) for T in poses])
+    radius = np.hypot(bob[:, 0], bob[:, 1])
+    turning = np.flatnonzero((radius[1:-1] > radius[:-2]) & (radius[1:-1] >= radius[2:])) + 1
+    angle = np.unwrap(2 * np.arctan2(bob[turning, 1], bob[turning, 0])) / 2     # a plane: direction mod π
+    rate = float(np.polyfit(traj.t[turning], angle, 1)[0]) if turning.size >= 2 else float("nan")
+    return FoucaultRun(trajectory=traj, bob=bob, swing_times=traj.t[turning], plane_angle=angle,
+                       precession_rate=rate, expected_rate=-Omega * np.sin(latitude))
+
+
+__all__ += ["FoucaultRun", "foucault_run"]

@@ -1,24 +1,24 @@
 """Named example robots of the course, each built once here (never pasted into a test or notebook).
 
-=====================  ======  ===========================================================
-sample                 joints  where it comes from
-=====================  ======  ===========================================================
-``pendulum()``         1       seed 000 §2.1: single link, ``τ = I_O q̈ + m g₀ ℓ sin q``
-``planar_2link()``     2       seed 003: two uniform 1 m / 1 kg rods (static check 20, 5 N·m)
-``seed004_2link()``    2       seed 004 §4.2: l = 0.5 m, m = 5 kg, COM at mid-link
-``seed004_2link_dh()``  2      the same arm built from [DB4 §4.2]'s DH table (standard DH)
-``skater()``           2       [LG]'s Coriolis appendix: a hub spinning about z, a mass sliding radially
-``foucault_pendulum()`` 3      [LG]'s Coriolis appendix: a spherical pendulum on a turning Earth
-``planar_3link()``     3       a vertical 3-link planar arm (Lagrange lesson, scaling)
-``rpr_arm()``          3       revolute–prismatic–revolute spatial arm, standard DH
-``scara()``            4       SCARA (RRPR), standard DH, prismatic quill
-``branched_tree()``    5       a torso with two 2-link arms (a tree, not a chain)
-``ur5()``              6       Universal Robots UR5, Lynch & Park's (Modern Robotics) parameters
-``seed002_7dof()``     7       seed 002's 7-DoF arm (modified DH; inertias chosen, see docstring)
-``panda()``            7       Franka Emika Panda arm from ``lessonlib/robots/panda.urdf``
-``chain(n)``           n       an n-link spatial chain for the complexity lessons
-``random_model(...)``  n       random trees with random axes, offsets, inertias (for tests)
-=====================  ======  ===========================================================
+=========================  ======  ===========================================================
+sample                     joints  where it comes from
+=========================  ======  ===========================================================
+``pendulum()``             1       [WJ §2.1]: single link, ``τ = I_O q̈ + m g₀ ℓ sin q``
+``planar_2link()``         2       [RNE05]: two uniform 1 m / 1 kg rods (static check 20, 5 N·m)
+``seed004_2link()``        2       [DB4 §4.2]: l = 0.5 m, m = 5 kg, COM at mid-link
+``seed004_2link_dh()``     2       [DB4 §4.2]'s DH table: the same arm in standard DH
+``skater()``               2       [LG]'s Coriolis appendix: a hub spinning about z, a mass sliding radially
+``foucault_pendulum()``    3       [LG]'s Coriolis appendix: a spherical pendulum on a turning Earth
+``planar_3link()``         3       a vertical 3-link planar arm (Lagrange lesson, scaling)
+``rpr_arm()``              3       revolute–prismatic–revolute spatial arm, standard DH
+``scara()``                4       SCARA (RRPR), standard DH, prismatic quill
+``branched_tree()``        5       a torso with two 2-link arms (a tree, not a chain)
+``ur5()``                  6       Universal Robots UR5, Lynch & Park's (Modern Robotics) parameters
+``seed002_7dof()``         7       [SWC16]'s 7-DoF arm (modified DH; inertias chosen, see docstring)
+``panda()``                7       Franka Emika Panda arm from ``lessonlib/robots/panda.urdf``
+``chain(n)``               n       an n-link spatial chain for the complexity lessons
+``random_model(...)``      n       random trees with random axes, offsets, inertias (for tests)
+=========================  ======  ===========================================================
 
 Planar arms move in the x–y plane about z-axes, so their default gravity is ``(0, -9.81, 0)``
 (the seeds draw "up" as +y for planar arms); spatial arms use the course default ``(0, 0, -9.81)``.
@@ -30,10 +30,13 @@ from importlib import resources
 import numpy as np
 
 from . import se3, so3, spatial
+from .conventions import PLANAR_GRAVITY
 from .model import Frame, Joint, Model, from_dh, from_poe, from_urdf
 
-PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 _Z = np.array([0.0, 0.0, 1.0])
+#: Joint positions a random state draws: revolute angles in ±π rad, prismatic strokes in ±0.2 m.
+REVOLUTE_RANGE = np.pi
+PRISMATIC_RANGE = 0.2
 
 
 def _rod_inertia(m, length, axis=0):
@@ -48,7 +51,7 @@ def _translation(p):
 
 
 def pendulum(m=1.0, length=1.0):
-    """Seed 000's single link: a uniform rod of mass ``m`` and ``length`` swinging about z.
+    """[WJ §2.1]'s single link: a uniform rod of mass ``m`` and ``length`` swinging about z.
 
     ``q = 0`` hangs straight down (−y); the COM is ``ℓ = length/2`` from the axis and
     ``I_O = m·length²/3``, so ``τ = I_O q̈ + m g₀ ℓ sin q``. Frame ``"tip"`` marks the rod's end.
@@ -74,7 +77,7 @@ def _planar(lengths, masses, name, com_fraction=0.5, I_com=None):
 
 
 def planar_2link():
-    """Seed 003's arm: two uniform rods, 1 m and 1 kg each, joints about z, gravity along −y.
+    """[RNE05]'s arm: two uniform rods, 1 m and 1 kg each, joints about z, gravity along −y.
 
     Held horizontal (q = 0) with g = 10 m/s² it needs τ = (20, 5) N·m; with 1 kg at the tip,
     (40, 15) N·m.
@@ -83,7 +86,7 @@ def planar_2link():
 
 
 def seed004_2link():
-    """Seed 004 §4.2's planar arm: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link.
+    """[DB4 §4.2]'s planar arm: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link.
 
     The seed leaves ``I₁, I₂`` symbolic; we take uniform slender rods, ``I_i = m l² / 12``
     (about the COM, normal to the plane).
@@ -228,7 +231,7 @@ def ur5():
                     joint_names=[f"joint{i}" for i in range(1, 7)])
 
 
-#: Seed 002's modified-DH table (α_{i-1}, a_{i-1}, d_i), all joints revolute.
+#: [SWC16]'s modified-DH table (α_{i-1}, a_{i-1}, d_i), all joints revolute.
 SEED002_DH = dict(alpha=[0.0, np.pi / 2, -np.pi / 2, np.pi / 2, -np.pi / 2, np.pi / 2, -np.pi / 2],
                   a=[0.0] * 7, d=[0.246, 0.0, 0.304, 0.0, 0.317, 0.0, 0.295])
 
@@ -241,7 +244,7 @@ def _cylinder_inertia(m, length, radius, axis):
 
 
 def seed002_7dof():
-    """Seed 002's 7-DoF arm from its modified-DH table (all revolute).
+    """[SWC16]'s 7-DoF arm from its modified-DH table (all revolute).
 
     The paper's inertia table (its Table 2) did not survive, so the link inertias here are
     **our choice**, plausible for an arm of this size: each link a uniform cylinder of radius
@@ -265,7 +268,7 @@ def seed002_7dof():
 
 
 def seed002_trajectory(t, T=2.0, q0=0.0, qT=np.pi / 3, n=7):
-    """Seed 002's test motion: every joint from ``q0`` to ``qT`` in ``T`` seconds.
+    """[SWC16]'s test motion: every joint from ``q0`` to ``qT`` in ``T`` seconds.
 
     The paper's trajectory formula (its eq. 16) was an image and is lost; we use the cycloidal
     profile ``q = q0 + (qT − q0)(t/T − sin(2πt/T)/(2π))``, which starts and ends at rest with zero
@@ -280,10 +283,16 @@ def seed002_trajectory(t, T=2.0, q0=0.0, qT=np.pi / 3, n=7):
 
 
 def robot_path(name):
-    """Path of a URDF file shipped with the package (``lessonlib/robots/NAME.urdf``)."""
-    path = resources.files("lessonlib") / "robots" / f"{name}.urdf"
+    """Path (a string) of a URDF file shipped with the package, ``lessonlib/robots/NAME.urdf``.
+
+    >>> robot_path("ur5").endswith("ur5.urdf")
+    True
+    """
+    robots = resources.files("lessonlib") / "robots"
+    path = robots / (name if str(name).endswith(".urdf") else f"{name}.urdf")
     if not path.is_file():
-        raise ValueError(f"name: no shipped URDF called {name!r}")
+        shipped = sorted(p.name[:-5] for p in robots.iterdir() if p.name.endswith(".urdf"))
+        raise ValueError(f"name: no shipped URDF called {name!r}; shipped: {shipped}")
     return str(path)
 
 
@@ -303,6 +312,26 @@ def chain(n, *, seed=0):
         m = 1.0 + rng.uniform(0, 0.5)
         G.append(spatial.inertia(m, [0.0, 0.0, 0.15], _box_inertia(m, 0.05, 0.05, 0.3)))
     return Model(list(range(-1, n - 1)), joints, T_tree, G, name=f"chain{n}")
+
+
+def random_state(model, seed=0, *, scale=1.0, size=None):
+    """A reproducible random state ``(q, q̇, q̈)`` of ``model``: each (n,), or (size, n) for ``size`` states.
+
+    Revolute positions are uniform in ±:data:`REVOLUTE_RANGE` (rad), prismatic positions in
+    ±:data:`PRISMATIC_RANGE` (m); velocities and accelerations standard normal times ``scale``.
+    ``seed``: an int, or a ``numpy.random.Generator`` to draw from (it advances). The one random-state
+    helper of the course (also :func:`lessonlib.check.random_state`).
+
+    >>> q, qd, qdd = random_state(scara(), seed=1)
+    >>> bool(abs(q[2]) <= PRISMATIC_RANGE), q.shape          # joint 2 is SCARA's prismatic quill
+    (True, (4,))
+    """
+    rng = np.random.default_rng(seed)
+    shape = (model.n,) if size is None else (int(size), model.n)
+    revolute = np.array([j.is_revolute for j in model.joints])
+    q = np.where(revolute, rng.uniform(-REVOLUTE_RANGE, REVOLUTE_RANGE, shape),
+                 rng.uniform(-PRISMATIC_RANGE, PRISMATIC_RANGE, shape))
+    return q, scale * rng.normal(size=shape), scale * rng.normal(size=shape)
 
 
 def random_inertia(rng, mass_range=(0.5, 3.0), size=0.4):

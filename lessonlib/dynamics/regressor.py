@@ -1,4 +1,4 @@
-"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` (seed 004 §4.3–4.4).
+"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` ([DB4 §4.3–4.4]).
 
 Standard parameters. Body ``i`` has ten, in the order :data:`PARAMETER_NAMES`::
 
@@ -9,7 +9,7 @@ matrix **about the body-frame origin** (not the COM), in body axes: ``I_O = I_c 
 so ``I_xy = −∫ x y dm``. The spatial inertia is linear in them, ``I_i = Σ_k θ_ik E_k``
 (:data:`INERTIA_BASIS`), and ``θ = [θ_0; …; θ_{n−1}]`` has ``10 n`` entries.
 
-Regressor (computed by: the spatial RNEA of seed 000 §2.2 with every wrench replaced by the 6×10n
+Regressor (computed by: the spatial RNEA of [WJ §2.2] with every wrench replaced by the 6×10n
 matrix that maps ``θ`` to it). Each body's wrench is linear in its own parameters,
 
     f_i = I_i a_i + v_i ×* I_i v_i = A(v_i, a_i) θ_i,   A[:, k] = E_k a_i + ad*(v_i) E_k v_i,
@@ -22,7 +22,7 @@ Base parameters. Some columns of ``Y`` are zero or combinations of others for ev
 over random states reveal them numerically (Gautier's method): the rank ``r`` from the singular
 values, ``r`` independent columns by QR (Gram–Schmidt) in a fixed column order. The base
 parameters ``θ_b = K θ`` are the only combinations that the torques can reveal, and
-``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification (seed 004 §4.4: exciting
+``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification ([DB4 §4.4]: exciting
 Fourier trajectory, least squares, R² on the torques) estimates ``θ_b``.
 
 >>> import numpy as np
@@ -42,9 +42,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import so3, spatial
+from .._operators import ad, ad_dual
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import joint_transforms
-from ..se3 import ad, ad_dual
+from ..samples import random_state
 from ._inputs import base_acceleration, state
 from .friction import FRICTION_PARAMETERS, SMOOTH_EPS, STRIBECK_DELTA, friction_regressor
 
@@ -73,7 +74,7 @@ INERTIA_BASIS = _inertia_basis()
 
 def body_parameters(G):
     """The ten standard parameters of one spatial inertia ``G`` (about the body origin)."""
-    m, mc, I_O = G[3, 3], so3.vee(0.5 * (G[ANG, LIN] - G[ANG, LIN].T)), G[ANG, ANG]
+    m, mc, I_O = spatial.mass(G), so3.vee(0.5 * (G[ANG, LIN] - G[ANG, LIN].T)), G[ANG, ANG]
     return np.concatenate([[m], mc, [I_O[r, c] for r, c in _INERTIA_ENTRIES]])
 
 
@@ -124,7 +125,7 @@ def body_regressor(v, a):
 def regressor(model, q, qd, qdd, *, gravity=None):
     """The regressor ``Y(q, q̇, q̈)`` (n, 10 n) with ``τ = Y θ`` exactly (``θ``: :func:`inertial_parameters`).
 
-    Computed by: the RNEA recursion (seed 000 §2.2) carrying 6×10n matrices instead of wrenches;
+    Computed by: the RNEA recursion ([WJ §2.2]) carrying 6×10n matrices instead of wrenches;
     gravity enters as ``a_0 = [0; −g]`` (``gravity`` None: the model's default). Cost O(n²).
     """
     q, qd, qdd = state(model, q, qd, qdd)
@@ -165,13 +166,6 @@ def _independent_columns(W, order, threshold):
             kept.append(j)
             basis = np.column_stack([basis, r / np.linalg.norm(r)])
     return np.array(kept, dtype=int)
-
-
-def random_states(model, n_samples, *, seed=0):
-    """``n_samples`` random ``(q, q̇, q̈)`` (each (n_samples, n)): ``q`` uniform in [−π, π], the rest normal."""
-    rng = np.random.default_rng(seed)
-    return (rng.uniform(-np.pi, np.pi, (n_samples, model.n)), rng.normal(size=(n_samples, model.n)),
-            rng.normal(size=(n_samples, model.n)))
 
 
 def stacked_regressor(model, Q, QD, QDD, *, gravity=None):
@@ -227,7 +221,7 @@ class BaseParameters:
 def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
     """The base parameter set of ``model``, from regressors stacked over random states.
 
-    ``n_samples`` random states (:func:`random_states`, ``seed``) give ``W`` (n_samples·n, 10 n),
+    ``n_samples`` random states (:func:`lessonlib.samples.random_state`, ``seed``) give ``W`` (n_samples·n, 10 n),
     compressed to its triangular factor ``R`` (``W = Q R``: same column dependencies). The rank
     ``r`` is the number of singular values above ``tol`` times the largest, ``σ₁``. The independent
     columns are picked greedily in the order :data:`COLUMN_PRIORITY` (a column is kept when its part
@@ -250,7 +244,7 @@ def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
     if not (np.isfinite(tol) and 0 < tol < 1):
         raise ValueError(f"tol: expected a relative tolerance in (0, 1), got {tol!r}")
     g = model.gravity_or_default(gravity)
-    W = np.linalg.qr(stacked_regressor(model, *random_states(model, int(n_samples), seed=seed), gravity=g),
+    W = np.linalg.qr(stacked_regressor(model, *random_state(model, seed, size=int(n_samples)), gravity=g),
                      mode="r")
     sigma = np.linalg.svd(W, compute_uv=False)
     r = int(np.sum(sigma > tol * sigma[0]))
@@ -271,7 +265,7 @@ def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
 # --- exciting trajectories and identification ----------------------------------------------------
 
 def fourier_trajectory(n_joints, *, harmonics=5, base_freq=0.1, seed=0, amplitude=0.5, offset=None):
-    """A random finite-Fourier-series exciting trajectory (Swevers et al. 1997; seed 004 §4.4).
+    """A random finite-Fourier-series exciting trajectory ([Swevers et al. 1997]; [DB4 §4.4]).
 
     ``q_j(t) = q_j0 + Σ_{l=1..L} (a_jl / (l ω_f)) sin(l ω_f t) − (b_jl / (l ω_f)) cos(l ω_f t)``,
     ``ω_f = 2π·base_freq``; periodic with period ``1/base_freq``, so the data can cover whole
@@ -357,7 +351,7 @@ class Identification:
         """The identified model's torques for one state: ``τ = Y_b(q, q̇, q̈) θ_b`` (n,).
 
         The inverse dynamics that :func:`~lessonlib.dynamics.control.computed_torque` accepts in
-        place of a Model (seed 004 §4.4: close the loop with the identified model).
+        place of a Model ([DB4 §4.4]: close the loop with the identified model).
         """
         return self.base.regressor_base(q, qd, qdd) @ self.theta_base
 
@@ -383,7 +377,7 @@ def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None, weights=None):
     (``numpy.linalg.lstsq``). Returns an :class:`Identification`.
 
     ``weights`` (n,) > 0, one per joint: weighted least squares ``min Σ_k Σ_j (w_j (W_b θ_b − τ)_kj)²``,
-    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. Seed 004 §4.4
+    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. [DB4 §4.4]
     weights each joint by its torque-sensor noise: ``w_j = 1/σ_j`` (the best linear unbiased
     estimate when the noise of joint ``j`` has standard deviation ``σ_j``). Scaling all weights by
     one factor changes nothing; None (default) is ordinary least squares.

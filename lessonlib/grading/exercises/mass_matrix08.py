@@ -53,7 +53,7 @@ from ...dynamics import aba, crba, rnea
 from ...dynamics.energy import kinetic_energy
 from ...kinematics import body_twists, jacobian, joint_transforms
 from ..checker import Exercise, Variant
-from ._common import random_gravity, random_model, random_state
+from ._common import random_gravity, random_model, random_state, random_tree
 
 EXERCISE = Exercise(
     "mass_matrix08", notebook="08_mass_matrix_forward_dynamics.ipynb",
@@ -258,7 +258,7 @@ def id_columns(ctx, mass_matrix_from_id):
                 title="M(q) from ID columns on trees, and the kinetic energy", variants=(ID_GRAVITY_ON,))
 def id_trees(ctx, mass_matrix_from_id):
     for _ in range(3):
-        model = random_model(ctx, tree=True, n_min=3)
+        model = random_tree(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         call = f"mass_matrix_from_id(model, q) on a random {model.n}-body tree"
         M = ctx.call(mass_matrix_from_id, model, q)
@@ -289,7 +289,7 @@ def crba_chain(ctx, crba_student):
 @EXERCISE.check("mass-crba-tree", points=1, functions=("crba",), title="CRBA on trees (branches and prismatic joints)",
                 variants=(CRBA_CHAIN_WALK, CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
 def crba_tree(ctx, crba_student):
-    models = [samples.branched_tree()] + [random_model(ctx, tree=True, n_min=4, n_max=7) for _ in range(3)]
+    models = [samples.branched_tree()] + [random_tree(ctx, n_min=4, n_max=7) for _ in range(3)]
     for model in models:
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         ctx.expect_close(f"M ({model.n}, {model.n})", ctx.call(crba_student, model, q), crba(model, q),
@@ -376,7 +376,7 @@ def cholesky_stable(ctx, cholesky_solve):
 
 def _fd_cases(ctx, trials, tree):
     for _ in range(trials):
-        model = random_model(ctx, tree=tree, n_min=2, n_max=6)
+        model = random_tree(ctx) if tree else random_model(ctx, tree=False, n_min=2, n_max=6)
         q, qd, _ = random_state(ctx, model)
         yield model, q, qd, ctx.rng.normal(size=model.n) * 5.0
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..conventions import base_acceleration
 from .forward_dynamics import aba_block
-from .frames import RIGID, RIGID_COLUMN, JointFrames, cos_sin, joint_frames
+from .frames import RIGID, RIGID_COLUMN, JointFrames, Workspace, cos_sin, joint_frames
 from .inverse_dynamics import rnea_block
 from .mass_matrix import crba_block
 
@@ -138,7 +138,7 @@ def _per_sample(model, block, arrays, gravity, F):
 
     ``arrays`` are the (N, n) joint-space inputs, handed to the kernel as (n, N) columns;
     ``F`` the wrenches, (n, 6) for every sample or (N, n, 6), handed on component-major as
-    (6, n, 1) or (6, n, N).
+    (6, n, 1) or (6, n, N). One :class:`.frames.Workspace` serves all the blocks.
     """
     N = arrays[0].shape[0]
     frames = joint_frames(model)
@@ -146,9 +146,9 @@ def _per_sample(model, block, arrays, gravity, F):
     columns = [_columns(x) for x in arrays]
     if F is not None:
         F = F.T[:, :, None] if F.ndim == 2 else np.ascontiguousarray(F.transpose(2, 1, 0))
-    out = np.empty((model.n, N))
+    out, work = np.empty((model.n, N)), Workspace()
     for b in _blocks(N):
-        out[:, b] = block(frames, *(x[:, b] for x in columns), a_0, None if F is None else F[..., b])
+        out[:, b] = block(frames, work, *(x[:, b] for x in columns), a_0, None if F is None else F[..., b])
     return np.ascontiguousarray(out.T)
 
 
@@ -192,9 +192,9 @@ def crba(model, Q, *, backend=None):
                          *_joint_angles(frames, Q), M)
         return M
     Q = _columns(Q)
-    M = np.empty((model.n, model.n, Q.shape[1]))
+    M, work = np.empty((model.n, model.n, Q.shape[1])), Workspace()
     for b in _blocks(Q.shape[1]):
-        M[..., b] = crba_block(frames, Q[:, b])
+        M[..., b] = crba_block(frames, work, Q[:, b])
     return np.ascontiguousarray(M.transpose(2, 0, 1))
 
 

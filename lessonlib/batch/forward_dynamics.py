@@ -4,21 +4,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..conventions import BASE
-from .frames import BIAS_COLUMNS, BIAS_ROWS, COLUMN, UPPER, Z_SYM, BlockJoints, add_bias_acceleration, momentum_rate
+from .frames import (BIAS_COLUMNS, BIAS_ROWS, COLUMN, SYMMETRIC, UPPER, Z_SYM, BlockJoints, add_bias_acceleration,
+                     momentum_rate)
 
 
-def aba_block(frames, Q, QD, TAU, a_0, F):
+def aba_block(frames, work, Q, QD, TAU, a_0, F):
     """Joint accelerations ``q̈`` (n, N) of a block; ``Q, QD, TAU`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
 
-    Bodies' quantities are stored component-major (``v[:, i]`` the twist of body ``i``). Articulated
+    ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major
+    (``v[:, i]`` the twist of body ``i``). Articulated
     inertias ``I^A`` are stored by their 21 coordinates (:mod:`.frames`); with the joint screw a
     unit vector, ``U = I^A S`` is a column of ``I^A`` and ``D = S^T U`` one entry.
     """
     n, N = Q.shape
     X, parent, row, s, I = BlockJoints(frames, Q), frames.parent, frames.row, frames.scale, frames.inertia
     qd = s[:, None] * QD
-    v, Iv, c = np.empty((6, n, N)), np.empty((6, n, N)), [None] * n
-    zero = np.zeros((6, N))
+    v, Iv, c = work.empty("v", (6, n, N)), work.empty("Iv", (6, n, N)), [None] * n
+    zero = work.empty("zero", (6, N))
+    zero[...] = 0.0
     for i in range(n):                                      # 1. outward: velocities
         v[:, i] = X.motion_to_child(i, zero if parent[i] == BASE else v[:, parent[i]])
         v[row[i], i] += qd[i]                               # v_i = X v_p + S q̇
@@ -26,12 +29,13 @@ def aba_block(frames, Q, QD, TAU, a_0, F):
         c_i = np.zeros((6, N))
         add_bias_acceleration(c_i, v[:, i], row[i], qd[i])  # c_i = ad(v_i) S q̇
         c[i] = c_i[list(BIAS_ROWS[row[i]])]                 # its non-zero rows
-    p_A = momentum_rate(v, Iv)                              # p^A = v ×* I v − f_ext
+    p_A = momentum_rate(v, Iv, work.empty("p_A", (6, n, N)), work)        # p^A = v ×* I v − f_ext
     if F is not None:
         for i in range(n):
             p_A[:, i] -= frames.wrench_to_J[i] @ F[:, i]
-    I_A = np.repeat(frames.inertia_z.T[:, :, None], N, axis=2)
-    U, D, u = np.empty((6, n, N)), np.empty((n, N)), np.empty((n, N))
+    I_A = work.empty("I_A", (SYMMETRIC.size, n, N))
+    I_A[...] = frames.inertia_z.T[:, :, None]
+    U, D, u = work.empty("U", (6, n, N)), work.empty("D", (n, N)), work.empty("u", (n, N))
     for i in reversed(range(n)):                            # 2. inward: articulated inertias
         k = row[i]
         U[:, i] = s[i] * (COLUMN[k] @ I_A[:, i])            # U_i = I^A_i S_i
@@ -45,8 +49,9 @@ def aba_block(frames, Q, QD, TAU, a_0, F):
             p_a += np.einsum("ijn,jn->in", I_a_c, c[i])
             I_A[:, parent[i]] += X.inertia_to_parent(i, I_a)
             p_A[:, parent[i]] += X.force_to_parent(i, p_a)
-    a, qdd = np.empty((6, n, N)), np.empty((n, N))
-    base = np.repeat(a_0[:, None], N, axis=1)
+    a, qdd = work.empty("a", (6, n, N)), np.empty((n, N))
+    base = work.empty("base", (6, N))
+    base[...] = a_0[:, None]
     for i in range(n):                                      # 3. outward: accelerations
         a[:, i] = X.motion_to_child(i, base if parent[i] == BASE else a[:, parent[i]])
         a[list(BIAS_ROWS[row[i]]), i] += c[i]               # a'_i = X a_p + c_i

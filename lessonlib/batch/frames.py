@@ -226,6 +226,26 @@ def joint_frames(model):
     return frames
 
 
+# --- the arrays of a block, and its joints -----------------------------------------------------------------
+
+class Workspace:
+    """The large arrays of a kernel, allocated once per call and reused from block to block.
+
+    Fresh arrays of a few hundred kB would come from the operating system at every block (and
+    fault their pages in again); reusing them keeps a block's arrays where the cache has them.
+    """
+
+    def __init__(self):
+        self._arrays = {}
+
+    def empty(self, name, shape):
+        """The array called ``name`` with this shape (uninitialised the first time)."""
+        a = self._arrays.get(name)
+        if a is None or a.shape != shape:
+            a = self._arrays[name] = np.empty(shape)
+        return a
+
+
 # --- the joints of one block of samples -----------------------------------------------------------------
 
 def cos_sin(theta):
@@ -321,11 +341,11 @@ def cross(a, b, out, tmp):
     return out
 
 
-def momentum_rate(v, h):
-    """``ad*(v) h = [ω × h_n + v × h_f; ω × h_f]`` for twists ``v`` and momenta ``h`` (6, n, N)."""
-    out, tmp = np.empty(v.shape), np.empty(v.shape[1:])
+def momentum_rate(v, h, out, work):
+    """``out = ad*(v) h = [ω × h_n + v × h_f; ω × h_f]`` for twists ``v``, momenta ``h`` (6, n, N)."""
+    tmp, other = work.empty("plane", v.shape[1:]), work.empty("cross", (3, *v.shape[1:]))
     cross(v[ANG], h[ANG], out[ANG], tmp)
-    out[ANG] += cross(v[LIN], h[LIN], np.empty(v[LIN].shape), tmp)
+    out[ANG] += cross(v[LIN], h[LIN], other, tmp)
     cross(v[ANG], h[LIN], out[LIN], tmp)
     return out
 

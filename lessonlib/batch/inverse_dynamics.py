@@ -7,19 +7,19 @@ from ..conventions import BASE
 from .frames import BlockJoints, add_bias_acceleration, momentum_rate
 
 
-def rnea_block(frames, Q, QD, QDD, a_0, F):
+def rnea_block(frames, work, Q, QD, QDD, a_0, F):
     """Joint torques ``τ`` (n, N) of a block; ``Q, QD, QDD`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
 
-    Bodies' quantities are stored component-major, ``v[:, i]`` (6, N) the twist of body ``i``.
+    ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major, ``v[:, i]`` (6, N) the twist of body ``i``.
     Twist and acceleration are stored side by side, ``va[:, i]`` (6, 2, N) = ``[v_i, a_i]``, so
     one joint transform moves both.
     """
     n, N = Q.shape
     X, parent, row, I = BlockJoints(frames, Q), frames.parent, frames.row, frames.inertia
     qd, qdd = frames.scale[:, None] * QD, frames.scale[:, None] * QDD       # S_i q̇_i = e_k · qd_i
-    va, Iva = np.empty((6, n, 2, N)), np.empty((6, n, 2, N))
-    base = np.zeros((6, 2, N))
-    base[:, 1] = a_0[:, None]                               # v_0 = 0, a_0 = [0; −g]
+    va, Iva = work.empty("va", (6, n, 2, N)), work.empty("Iva", (6, n, 2, N))
+    base = work.empty("base", (6, 2, N))
+    base[:, 0], base[:, 1] = 0.0, a_0[:, None]              # v_0 = 0, a_0 = [0; −g]
     for i in range(n):                                      # outward: motion
         va_i = va[:, i]
         va_i[...] = X.motion_to_child(i, base if parent[i] == BASE else va[:, parent[i]])
@@ -28,7 +28,7 @@ def rnea_block(frames, Q, QD, QDD, a_0, F):
         add_bias_acceleration(a, v, k, qd[i])               # a_i = X a_p + ad(v_i) S q̇ + S q̈
         a[k] += qdd[i]
         Iva[:, i] = (I[i] @ va_i.reshape(6, 2 * N)).reshape(6, 2, N)        # [I v, I a]
-    f = momentum_rate(va[:, :, 0], Iva[:, :, 0])            # f = I a + v ×* I v
+    f = momentum_rate(va[:, :, 0], Iva[:, :, 0], work.empty("f", (6, n, N)), work)      # f = I a + v ×* I v
     f += Iva[:, :, 1]
     if F is not None:
         for i in range(n):

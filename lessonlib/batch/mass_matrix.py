@@ -7,8 +7,8 @@ from ..conventions import BASE
 from .frames import RIGID, RIGID_COLUMN, BlockJoints
 
 
-def crba_block(frames, Q):
-    """Mass matrices ``M`` (n, n, N) of a block ``Q`` (n, N).
+def crba_block(frames, work, Q):
+    """Mass matrices ``M`` (n, n, N) of a block ``Q`` (n, N); ``work`` the call's :class:`.frames.Workspace`.
 
     One inward loop. At joint ``i`` the composite inertia ``I^c_i`` is complete (its children have
     added theirs), so its column ``F_i = I^c_i S_i`` is known; ``F[:, j]`` holds the column of every
@@ -19,9 +19,10 @@ def crba_block(frames, Q):
     """
     n, N = Q.shape
     X, parent, row, s = BlockJoints(frames, Q), frames.parent, frames.row, frames.scale
-    I_c = np.repeat(frames.inertia_r.T[:, :, None], N, axis=2)              # composite inertias (10, n, N)
-    F = np.empty((6, n, N))
-    M = np.zeros((n, n, N))
+    I_c = work.empty("I_c", (RIGID.size, n, N))                            # composite inertias
+    I_c[...] = frames.inertia_r.T[:, :, None]
+    F, M = work.empty("F", (6, n, N)), work.empty("M", (n, n, N))
+    M[...] = 0.0
     for i in reversed(range(n)):
         sub = frames.subtree[i]
         F[:, i] = s[i] * (RIGID_COLUMN[row[i]] @ I_c[:, i])                          # F_i = I^c_i S_i

@@ -1,16 +1,23 @@
-"""Whole trajectories at once: RNEA, CRBA and ABA vectorised over N samples (arrays (N, n)).
+"""Whole trajectories at once: RNEA, CRBA and ABA over N samples (arrays (N, n)).
 
-The same algorithms, with the same loops over the bodies, as :mod:`lessonlib.dynamics`; only
-each line now acts on a block of samples at once, and nothing is done in Python per sample:
+The same algorithms, with the same loops over the bodies, as :mod:`lessonlib.dynamics`, and no
+Python work per sample. Two backends compute the same numbers:
 
-* :mod:`.frames` re-expresses every body in a *joint frame* (origin on the joint axis, z along
+* ``"numpy"`` (always there): each line of the loops acts on a block of samples at once.
+  :mod:`.frames` re-expresses every body in a *joint frame* (origin on the joint axis, z along
   it), so a joint transform is a constant 6×6 (one BLAS product on the whole block) followed by a
   turn about z by the joint angle (sin and cos per joint and sample, applied to two rows of each
   3-vector), and the joint screw ``S_i`` is a unit vector: ``τ_i = S_iᵀ f_i`` is one row of
-  ``f_i``, ``U_i = I^A_i S_i`` one column of ``I^A_i`` and ``D_i`` one entry;
-* composite and articulated inertias are symmetric: they are stored and carried by their 21
-  independent entries, in coordinates where the turn about z is cheap;
-* samples are streamed in blocks of :data:`BLOCK`, so a block's arrays stay in the cache.
+  ``f_i``, ``U_i = I^A_i S_i`` one column of ``I^A_i`` and ``D_i`` one entry. Composite inertias
+  (rigid-body inertias: 10 independent entries) and articulated inertias (symmetric: 21) are
+  stored and carried by their independent entries only, in coordinates where the turn about z
+  is cheap. Samples stream in blocks of :data:`BLOCK`, so a block's arrays stay in the cache.
+  Kernels: :mod:`.inverse_dynamics`, :mod:`.mass_matrix`, :mod:`.forward_dynamics`.
+* ``"numba"`` (``pip install lessonlib[fast]``): the same loops on the same joint frames, compiled
+  sample by sample (:mod:`.compiled`). The first call in a process loads the compiled code
+  (about a second, more on a busy machine); every later call is fast.
+
+``backend=None`` uses the fastest installed (:func:`available_backends`).
 
 Torques, mass matrices and accelerations do not depend on the frames the bodies are described in,
 so the results equal the per-sample algorithms' (tests: to 1e-10, on chains, trees and prismatic
@@ -162,18 +169,7 @@ def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None, backend=None):
     :data:`BACKENDS` (None: the fastest installed). Equals
     ``[dynamics.rnea(model, Q[k], QD[k], QDD[k], ...) for k in range(N)]``.
     """
-    backend = _backend(backend)
-    Q = _trajectory(model, Q, "Q")
-    N = Q.shape[0]
-    QD, QDD = _trajectory(model, QD, "QD", N), _trajectory(model, QDD, "QDD", N)
-    F = _wrenches(model, f_ext, N)
-    if backend == "numpy":
-        return _per_sample(model, rnea_block, (Q, QD, QDD), gravity, F)
-    frames, tau = joint_frames(model), np.empty((N, model.n))
-    _compiled().rnea(*_model_arrays(frames), frames.inertia, frames.wrench_to_J, *_joint_angles(frames, Q),
-                     np.ascontiguousarray(QD), np.ascontiguousarray(QDD),
-                     base_acceleration(model.gravity_or_default(gravity)), _wrenches_per_sample(model, F), tau)
-    return tau
+    return _joint_space(model, "rnea", {"Q": Q, "QD": QD, "QDD": QDD}, gravity, f_ext, backend)
 
 
 def crba(model, Q, *, backend=None):
@@ -204,15 +200,22 @@ def aba(model, Q, QD, TAU, *, gravity=None, f_ext=None, backend=None):
     ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` and ``backend`` as in :func:`rnea`. Equals
     ``[dynamics.aba(model, Q[k], QD[k], TAU[k], ...) for k in range(N)]``.
     """
+    return _joint_space(model, "aba", {"Q": Q, "QD": QD, "TAU": TAU}, gravity, f_ext, backend)
+
+
+def _joint_space(model, algorithm, arrays, gravity, f_ext, backend):
+    """``rnea`` or ``aba`` on the checked (N, n) ``arrays`` (q first), by the chosen backend: (N, n)."""
     backend = _backend(backend)
-    Q = _trajectory(model, Q, "Q")
+    (q_name, Q), *others = arrays.items()
+    Q = _trajectory(model, Q, q_name)
     N = Q.shape[0]
-    QD, TAU = _trajectory(model, QD, "QD", N), _trajectory(model, TAU, "TAU", N)
+    X1, X2 = (_trajectory(model, X, name, N) for name, X in others)
     F = _wrenches(model, f_ext, N)
     if backend == "numpy":
-        return _per_sample(model, aba_block, (Q, QD, TAU), gravity, F)
-    frames, qdd = joint_frames(model), np.empty((N, model.n))
-    _compiled().aba(*_model_arrays(frames), frames.inertia, frames.wrench_to_J, *_joint_angles(frames, Q),
-                    np.ascontiguousarray(QD), np.ascontiguousarray(TAU),
-                    base_acceleration(model.gravity_or_default(gravity)), _wrenches_per_sample(model, F), qdd)
-    return qdd
+        return _per_sample(model, {"rnea": rnea_block, "aba": aba_block}[algorithm], (Q, X1, X2), gravity, F)
+    frames, out = joint_frames(model), np.empty((N, model.n))
+    getattr(_compiled(), algorithm)(*_model_arrays(frames), frames.inertia, frames.wrench_to_J,
+                                    *_joint_angles(frames, Q), np.ascontiguousarray(X1), np.ascontiguousarray(X2),
+                                    base_acceleration(model.gravity_or_default(gravity)),
+                                    _wrenches_per_sample(model, F), out)
+    return out

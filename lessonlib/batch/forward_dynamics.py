@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..conventions import BASE
-from .frames import (BIAS_COLUMNS, BIAS_ROWS, COLUMN, SYMMETRIC, UPPER, Z_SYM, BlockJoints, add_bias_acceleration,
+from .frames import (BIAS_COLUMNS, BIAS_ROWS, COLUMN, FROM_UPPER, SYMMETRIC, UPPER, BlockJoints, add_bias_acceleration,
                      momentum_rate)
 
 
@@ -12,9 +12,9 @@ def aba_block(frames, work, Q, QD, TAU, a_0, F):
     """Joint accelerations ``q̈`` (n, N) of a block; ``Q, QD, TAU`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
 
     ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major
-    (``v[:, i]`` the twist of body ``i``). Articulated
-    inertias ``I^A`` are stored by their 21 coordinates (:mod:`.frames`); with the joint screw a
-    unit vector, ``U = I^A S`` is a column of ``I^A`` and ``D = S^T U`` one entry.
+    (``v[:, i]`` the twist of body ``i``). Articulated inertias ``I^A`` are stored by their 21
+    coordinates (:data:`.frames.SYMMETRIC`); with the joint screw a unit vector, ``U = I^A S`` is a
+    column of ``I^A`` (gathered from the coordinates) and ``D = Sᵀ U`` one entry.
     """
     n, N = Q.shape
     X, parent, row, s, I = BlockJoints(frames, Q), frames.parent, frames.row, frames.scale, frames.inertia
@@ -38,15 +38,15 @@ def aba_block(frames, work, Q, QD, TAU, a_0, F):
     U, D, u = work.empty("U", (6, n, N)), work.empty("D", (n, N)), work.empty("u", (n, N))
     for i in reversed(range(n)):                            # 2. inward: articulated inertias
         k = row[i]
-        U[:, i] = s[i] * (COLUMN[k] @ I_A[:, i])            # U_i = I^A_i S_i
+        U[:, i] = s[i] * COLUMN[k](I_A[:, i])               # U_i = I^A_i S_i
         D[i] = s[i] * U[k, i]                               # D_i = S_iᵀ U_i
         u[i] = TAU[i] - s[i] * p_A[k, i]                    # u_i = τ_i − S_iᵀ p^A_i
         if parent[i] != BASE:
             U_D = U[:, i] / D[i]
-            I_a = I_A[:, i] - Z_SYM @ (U[UPPER[0], i] * U_D[UPPER[1]])        # I^a = I^A − U Uᵀ / D
-            I_a_c = (BIAS_COLUMNS[k] @ I_a).reshape(6, -1, N)               # the columns of I^a that c uses
+            I_a = I_A[:, i] - FROM_UPPER(U[UPPER[0], i] * U_D[UPPER[1]])      # I^a = I^A − U Uᵀ / D
+            I_a_c = BIAS_COLUMNS[k](I_a).reshape(6, -1, N)                  # the columns of I^a that c uses
             p_a = p_A[:, i] + U_D * u[i]                                    # p^a = p^A + I^a c + U u / D
-            p_a += np.einsum("ijn,jn->in", I_a_c, c[i])
+            p_a += (I_a_c * c[i]).sum(axis=1)
             I_A[:, parent[i]] += X.inertia_to_parent(i, I_a)
             p_A[:, parent[i]] += X.force_to_parent(i, p_a)
     a, qdd = work.empty("a", (6, n, N)), np.empty((n, N))

@@ -125,18 +125,40 @@ RIGID = Coordinates(
     turn2_y=[{(0, 1): 1}],
     basis=_rigid_basis())
 
+class SparseMap:
+    """A constant matrix with at most two non-zeros per row, applied to (d, N) blocks by gathering
+    rows: ``L z = c₁ z[j₁] + c₂ z[j₂]`` row by row (cheaper than a dense product for these maps)."""
+
+    def __init__(self, L):
+        m = L.shape[0]
+        self.index, self.coef = np.zeros((2, m), dtype=np.intp), np.zeros((2, m, 1))
+        for r in range(m):
+            nonzero = np.flatnonzero(np.abs(L[r]) > 1e-12)
+            if len(nonzero) > 2:
+                raise ValueError(f"L: expected at most two non-zeros per row, row {r} has {len(nonzero)}")
+            self.index[:len(nonzero), r] = nonzero
+            self.coef[:len(nonzero), r, 0] = L[r, nonzero]
+
+    def __call__(self, z):
+        out = self.coef[0] * z[self.index[0]]
+        out += self.coef[1] * z[self.index[1]]
+        return out
+
+
 #: Upper-triangle index pairs (a ≤ b) of a 6×6 matrix, in row order.
 UPPER = np.triu_indices(6)
-#: ``Z_SYM`` (21, 21): the upper-triangle entries of a symmetric matrix → its :data:`SYMMETRIC` coordinates.
-Z_SYM = SYMMETRIC.Z @ _symmetric_basis()
+#: The :data:`SYMMETRIC` coordinates of a symmetric matrix from its upper-triangle entries.
+FROM_UPPER = SparseMap(SYMMETRIC.Z @ _symmetric_basis())
 
-#: ``U = I S`` for ``S = e_k``: column k of ``I`` from its coordinates, (6, d), for k = 2 and 5.
-COLUMN = {k: SYMMETRIC.columns([k]) for k in (REVOLUTE_ROW, PRISMATIC_ROW)}
+#: ``U = I S`` for ``S = e_k``: column k of ``I`` from its coordinates (k = 2 and 5), for
+#: :data:`SYMMETRIC` and :data:`RIGID` coordinates.
+COLUMN = {k: SparseMap(SYMMETRIC.columns([k])) for k in (REVOLUTE_ROW, PRISMATIC_ROW)}
 RIGID_COLUMN = {k: RIGID.columns([k]) for k in (REVOLUTE_ROW, PRISMATIC_ROW)}
 
-#: The rows of ``c = ad(v) S q̇`` that can be non-zero (``ω × z``, ``v × z``: x and y rows), per ``k``.
+#: The rows of ``c = ad(v) S q̇`` that can be non-zero (``ω × z``, ``v × z``: x and y rows), per ``k``,
+#: and the map from :data:`SYMMETRIC` coordinates to those columns (6 · rows).
 BIAS_ROWS = {REVOLUTE_ROW: (0, 1, 3, 4), PRISMATIC_ROW: (3, 4)}
-BIAS_COLUMNS = {k: SYMMETRIC.columns(rows) for k, rows in BIAS_ROWS.items()}
+BIAS_COLUMNS = {k: SparseMap(SYMMETRIC.columns(rows)) for k, rows in BIAS_ROWS.items()}
 
 
 # --- per-model constants -----------------------------------------------------------------------------

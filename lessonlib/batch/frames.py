@@ -14,12 +14,13 @@ and the joint screw is ``S_i = scale_i · e_k`` with ``e_k`` a unit vector (``k 
 a constant 6×6 operator is one BLAS product on the whole block and the per-sample part acts on rows
 of length N. ``X_J(θ)`` only turns the x and y rows of ``[ω; v]`` (rows 0, 3 and 1, 4) by ``θ``.
 
-**Symmetric 6×6 matrices** (composite and articulated inertias) are stored by their 21 independent
-entries, in coordinates chosen so that a rotation about z, ``I ↦ R I Rᵀ`` with ``R = diag(Rz, Rz)``,
-is cheap: 7 entries do not change (``I_zz``-type entries, the traces and the antisymmetric part of
-the x-y blocks), 4 pairs turn by ``θ`` (the ``xz`` / ``yz`` entries) and 3 pairs by ``2θ`` (the
-traceless symmetric parts of the x-y blocks, Mohr's circle). The congruence with the constant
-``X_C`` is then one 21×21 product on the block (:attr:`JointFrames.K_C`).
+**Symmetric 6×6 matrices** are stored by their independent entries only — 21 for an articulated
+inertia (:data:`SYMMETRIC`), 10 for a composite inertia, which is a rigid-body inertia (:data:`RIGID`)
+— in coordinates chosen so that a rotation about z, ``I ↦ R I Rᵀ`` with ``R = diag(Rz, Rz)``, is
+cheap: some coordinates do not change (``I_zz``-type entries, the traces and the antisymmetric part
+of the x-y blocks), pairs turn by ``θ`` (the ``xz`` / ``yz`` entries) or by ``2θ`` (the traceless
+symmetric parts of the x-y blocks, Mohr's circle). The congruence with the constant ``X_C`` is then
+one 21×21 or 10×10 product on the block (:attr:`JointFrames.K_C`, :attr:`JointFrames.K_C_rigid`).
 """
 from __future__ import annotations
 
@@ -124,6 +125,7 @@ RIGID = Coordinates(
     turn2_x=[{(0, 0): .5, (1, 1): -.5}],
     turn2_y=[{(0, 1): 1}],
     basis=_rigid_basis())
+
 
 class SparseMap:
     """A constant matrix with at most two non-zeros per row, applied to (d, N) blocks by gathering

@@ -10,9 +10,10 @@ from .frames import BlockJoints, add_bias_acceleration, momentum_rate
 def rnea_block(frames, work, Q, QD, QDD, a_0, F):
     """Joint torques ``τ`` (n, N) of a block; ``Q, QD, QDD`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
 
-    ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major, ``v[:, i]`` (6, N) the twist of body ``i``.
-    Twist and acceleration are stored side by side, ``va[:, i]`` (6, 2, N) = ``[v_i, a_i]``, so
-    one joint transform moves both.
+    ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major
+    (``f[:, i]`` (6, N) the wrench of body ``i``); twist and acceleration side by side,
+    ``va[:, i]`` (6, 2, N) = ``[v_i, a_i]``, so one joint transform moves both. The Newton–Euler
+    equations of all bodies are one set of operations after the outward loop.
     """
     n, N = Q.shape
     X, parent, row, I = BlockJoints(frames, Q), frames.parent, frames.row, frames.inertia

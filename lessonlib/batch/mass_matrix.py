@@ -25,8 +25,8 @@ def crba_block(frames, work, Q):
     M[...] = 0.0
     for i in reversed(range(n)):
         sub = frames.subtree[i]
-        F[:, i] = s[i] * (RIGID_COLUMN[row[i]] @ I_c[:, i])                          # F_i = I^c_i S_i
-        M[sub, i] = s[i] * F[row[i], sub]                                  # M_ji = S_iᵀ F_j
+        F[:, i] = s[i] * (RIGID_COLUMN[row[i]] @ I_c[:, i])               # F_i = I^c_i S_i
+        M[sub, i] = s[i] * F[row[i], sub]                                 # M_ji = S_iᵀ F_j
         M[i, sub] = M[sub, i]
         if parent[i] != BASE:
             F[:, sub] = X.force_to_parent(i, F[:, sub])

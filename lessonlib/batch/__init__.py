@@ -83,7 +83,7 @@ def _compiled():
 def _model_arrays(frames):
     """The joint frames as the plain arrays the compiled kernels take first."""
     return (np.array(frames.parent, dtype=np.int64), np.array(frames.revolute, dtype=np.bool_),
-            np.array(frames.row, dtype=np.int64), frames.scale, frames.X_C)
+            np.array(frames.row, dtype=np.int64), frames.scale, frames.T_C, frames.X_C)
 
 
 def _joint_angles(frames, Q):
@@ -184,7 +184,8 @@ def crba(model, Q, *, backend=None):
     if backend == "numba":
         M = np.empty((Q.shape[0], model.n, model.n))
         column = np.array([RIGID_COLUMN[k] for k in frames.row]).reshape(-1, 6, RIGID.size)
-        _compiled().crba(*_model_arrays(frames), frames.inertia_r, frames.K_C_rigid, np.array(RIGID.slide), column,
+        slide = None if all(frames.revolute) else np.array(RIGID.slide)      # None: compiled without slides
+        _compiled().crba(*_model_arrays(frames), frames.inertia_r, frames.K_C_rigid, slide, column,
                          *_joint_angles(frames, Q), M)
         return M
     Q = _columns(Q)

@@ -26,11 +26,18 @@ inline = numba.njit(cache=True, nogil=True, fastmath=FASTMATH, inline="always") 
 # --- joint transforms on one sample ------------------------------------------------------------------
 
 @inline
-def motion_to_child(X_C, revolute, c, s, theta, m, out):
-    """``out = X_J(θ) X_C m``: a parent's motion vector in the child's joint frame."""
-    m0, m1, m2, m3, m4, m5 = m[0], m[1], m[2], m[3], m[4], m[5]
-    for r in range(6):
-        out[r] = X_C[r, 0] * m0 + X_C[r, 1] * m1 + X_C[r, 2] * m2 + X_C[r, 3] * m3 + X_C[r, 4] * m4 + X_C[r, 5] * m5
+def motion_to_child(T_C, revolute, c, s, theta, m, out):
+    """``out = X_J(θ) X_C m``: a parent's motion vector in the child's joint frame.
+
+    ``X_C = Ad(T_C⁻¹)`` with ``T_C = (R, p)`` the joint frame's pose in its parent's at ``q = 0``:
+    ``ω' = Rᵀ ω``, ``v' = Rᵀ (v − p × ω)`` — a 3×3 rotation and a translation, not a 6×6 product.
+    """
+    w0, w1, w2 = m[0], m[1], m[2]
+    p0, p1, p2 = T_C[0, 3], T_C[1, 3], T_C[2, 3]
+    u0, u1, u2 = m[3] - (p1 * w2 - p2 * w1), m[4] - (p2 * w0 - p0 * w2), m[5] - (p0 * w1 - p1 * w0)
+    for r in range(3):
+        out[r] = T_C[0, r] * w0 + T_C[1, r] * w1 + T_C[2, r] * w2
+        out[r + 3] = T_C[0, r] * u0 + T_C[1, r] * u1 + T_C[2, r] * u2
     if revolute:                                     # Rz(θ)ᵀ on ω and on v
         for b in range(0, 6, 3):
             x, y = out[b], out[b + 1]
@@ -51,12 +58,20 @@ def joint_force(revolute, c, s, theta, f):
 
 
 @inline
-def add_force_to_parent(X_C, revolute, c, s, theta, f, f_p, sign):
-    """``f_p += sign · X_Cᵀ X_J(θ)ᵀ f``: a child's wrench added to its parent's."""
+def add_force_to_parent(T_C, revolute, c, s, theta, f, f_p, sign):
+    """``f_p += sign · X_Cᵀ X_J(θ)ᵀ f``: a child's wrench added to its parent's (``f' = R f``,
+    ``n' = R n + p × f'``, with ``T_C = (R, p)`` as in :func:`motion_to_child`)."""
     t0, t1, t2, t3, t4, t5 = joint_force(revolute, c, s, theta, f)
-    for r in range(6):
-        f_p[r] += sign * (X_C[0, r] * t0 + X_C[1, r] * t1 + X_C[2, r] * t2
-                          + X_C[3, r] * t3 + X_C[4, r] * t4 + X_C[5, r] * t5)
+    g0 = T_C[0, 0] * t3 + T_C[0, 1] * t4 + T_C[0, 2] * t5
+    g1 = T_C[1, 0] * t3 + T_C[1, 1] * t4 + T_C[1, 2] * t5
+    g2 = T_C[2, 0] * t3 + T_C[2, 1] * t4 + T_C[2, 2] * t5
+    p0, p1, p2 = T_C[0, 3], T_C[1, 3], T_C[2, 3]
+    f_p[0] += sign * (T_C[0, 0] * t0 + T_C[0, 1] * t1 + T_C[0, 2] * t2 + p1 * g2 - p2 * g1)
+    f_p[1] += sign * (T_C[1, 0] * t0 + T_C[1, 1] * t1 + T_C[1, 2] * t2 + p2 * g0 - p0 * g2)
+    f_p[2] += sign * (T_C[2, 0] * t0 + T_C[2, 1] * t1 + T_C[2, 2] * t2 + p0 * g1 - p1 * g0)
+    f_p[3] += sign * g0
+    f_p[4] += sign * g1
+    f_p[5] += sign * g2
 
 
 @inline
@@ -98,8 +113,9 @@ def slide_coordinates(slide, theta, z, w):
 def add_rigid_inertia_to_parent(K_C, slide, revolute, c, s, theta, z, z_p, w):
     """``z_p += coordinates of X_Cᵀ X_J(θ)ᵀ I X_J(θ) X_C``, ``I`` a rigid-body inertia given by its 10
     coordinates ``z``; ``K_C`` (10, 10) the congruence with ``X_C``, ``slide`` (2, 10, 10) the
-    prismatic joint's; ``w`` scratch."""
-    if revolute:                                     # turn about z: R I Rᵀ
+    prismatic joint's, or None when the model has no prismatic joint (numba then compiles the turn
+    alone, which it keeps in registers); ``w`` scratch."""
+    if slide is None or revolute:                    # turn about z: R I Rᵀ
         c2, s2 = 2.0 * c * c - 1.0, 2.0 * s * c
         w0, w1, w2, w3 = z[0], z[1], z[2], z[3]
         w4, w6 = c * z[4] - s * z[6], s * z[4] + c * z[6]
@@ -161,13 +177,13 @@ def external(F, k, i, wrench_to_J, out):
 
 
 # --- the algorithms, sample by sample ----------------------------------------------------------------
-# Arguments: the joint frames (parent, revolute, row = k of S = scale · e_k, scale, X_C, inertia,
-# wrench_to_J: see frames.JointFrames), then per sample Theta = scale · Q and C, S its cosine and
+# Arguments: the joint frames (parent, revolute, row = k of S = scale · e_k, scale, T_C and
+# X_C = Ad(T_C⁻¹), inertia, wrench_to_J: see frames.JointFrames), then per sample Theta = scale · Q and C, S its cosine and
 # sine (N, n), the joint-space inputs (N, n), a_0 = [0; −g], F (N, n, 6) or (1, n, 6) or (0, n, 6)
 # wrenches on the bodies, and the output.
 
 @jit
-def rnea(parent, revolute, row, scale, X_C, inertia, wrench_to_J, Theta, C, S, QD, QDD, a_0, F, tau):
+def rnea(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, QDD, a_0, F, tau):
     """``tau[k]`` = the RNEA's torques at sample ``k``."""
     N, n = Theta.shape
     v, a, f, h, zero = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros(6), np.zeros(6)
@@ -175,8 +191,8 @@ def rnea(parent, revolute, row, scale, X_C, inertia, wrench_to_J, Theta, C, S, Q
         theta, c, s = Theta[k], C[k], S[k]
         for i in range(n):                                        # outward: motion
             p = parent[i]
-            motion_to_child(X_C[i], revolute[i], c[i], s[i], theta[i], zero if p < 0 else v[p], v[i])
-            motion_to_child(X_C[i], revolute[i], c[i], s[i], theta[i], a_0 if p < 0 else a[p], a[i])
+            motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], zero if p < 0 else v[p], v[i])
+            motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], a_0 if p < 0 else a[p], a[i])
             qd = scale[i] * QD[k, i]
             v[i, row[i]] += qd                                    # v_i = X v_p + S q̇
             bias_acceleration(v[i], revolute[i], qd, f[i])        # a_i = X a_p + ad(v_i) S q̇ + S q̈
@@ -190,14 +206,14 @@ def rnea(parent, revolute, row, scale, X_C, inertia, wrench_to_J, Theta, C, S, Q
         for i in range(n - 1, -1, -1):                            # inward: forces
             tau[k, i] = scale[i] * f[i, row[i]]                   # τ_i = S_iᵀ f_i
             if parent[i] >= 0:
-                add_force_to_parent(X_C[i], revolute[i], c[i], s[i], theta[i], f[i], f[parent[i]], 1.0)
+                add_force_to_parent(T_C[i], revolute[i], c[i], s[i], theta[i], f[i], f[parent[i]], 1.0)
 
 
 @jit
-def crba(parent, revolute, row, scale, X_C, inertia_r, K_C, slide, column, Theta, C, S, M):
+def crba(parent, revolute, row, scale, T_C, X_C, inertia_r, K_C, slide, column, Theta, C, S, M):
     """``M[k]`` = the CRBA's mass matrix at sample ``k`` (full and symmetric). Composite inertias are
     rigid-body inertias, carried by their 10 coordinates: ``inertia_r`` (n, 10), ``K_C`` (n, 10, 10)
-    the congruences with ``X_C``, ``slide`` (2, 10, 10), ``column`` (n, 6, 10) maps coordinates to
+    the congruences with ``X_C``, ``slide`` (2, 10, 10) or None, ``column`` (n, 6, 10) maps coordinates to
     ``I S_i / scale_i``."""
     N, n = Theta.shape
     I_c, w, F, G = np.zeros((n, 10)), np.zeros(10), np.zeros(6), np.zeros(6)
@@ -225,7 +241,7 @@ def crba(parent, revolute, row, scale, X_C, inertia_r, K_C, slide, column, Theta
             while parent[j] >= 0:                                 # walk toward the base: F ← X_jᵀ F
                 for r in range(6):
                     G[r] = 0.0
-                add_force_to_parent(X_C[j], revolute[j], c[j], s[j], theta[j], F, G, 1.0)
+                add_force_to_parent(T_C[j], revolute[j], c[j], s[j], theta[j], F, G, 1.0)
                 for r in range(6):
                     F[r] = G[r]
                 j = parent[j]
@@ -234,7 +250,7 @@ def crba(parent, revolute, row, scale, X_C, inertia_r, K_C, slide, column, Theta
 
 
 @jit
-def aba(parent, revolute, row, scale, X_C, inertia, wrench_to_J, Theta, C, S, QD, TAU, a_0, F, qdd):
+def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, TAU, a_0, F, qdd):
     """``qdd[k]`` = the ABA's accelerations at sample ``k``."""
     N, n = Theta.shape
     v, cb, a, p_A, U = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
@@ -244,7 +260,7 @@ def aba(parent, revolute, row, scale, X_C, inertia, wrench_to_J, Theta, C, S, QD
         theta, c, s = Theta[k], C[k], S[k]
         for i in range(n):                                        # 1. outward: velocities
             p = parent[i]
-            motion_to_child(X_C[i], revolute[i], c[i], s[i], theta[i], zero if p < 0 else v[p], v[i])
+            motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], zero if p < 0 else v[p], v[i])
             qd = scale[i] * QD[k, i]
             v[i, row[i]] += qd                                    # v_i = X v_p + S q̇
             bias_acceleration(v[i], revolute[i], qd, cb[i])       # c_i = ad(v_i) S q̇
@@ -269,10 +285,10 @@ def aba(parent, revolute, row, scale, X_C, inertia, wrench_to_J, Theta, C, S, QD
                     p_a[r] = p_A[i, r] + U_D * u[i]               # p^a = p^A + I^a c + U u / D
                 add_matvec(I_a, cb[i], p_a, 1.0)
                 add_inertia_to_parent(X_C[i], revolute[i], c[i], s[i], theta[i], I_a, I_A[p], A, B)
-                add_force_to_parent(X_C[i], revolute[i], c[i], s[i], theta[i], p_a, p_A[p], 1.0)
+                add_force_to_parent(T_C[i], revolute[i], c[i], s[i], theta[i], p_a, p_A[p], 1.0)
         for i in range(n):                                        # 3. outward: accelerations
             p = parent[i]
-            motion_to_child(X_C[i], revolute[i], c[i], s[i], theta[i], a_0 if p < 0 else a[p], a[i])
+            motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], a_0 if p < 0 else a[p], a[i])
             acc = u[i]
             for r in range(6):
                 a[i, r] += cb[i, r]                               # a'_i = X a_p + c_i

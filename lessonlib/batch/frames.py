@@ -169,7 +169,8 @@ BIAS_COLUMNS = {k: SparseMap(SYMMETRIC.columns(rows)) for k, rows in BIAS_ROWS.i
 class JointFrames:
     """A Model's bodies re-expressed in joint frames (see the module docstring); computed once.
 
-    ``X_C`` (n, 6, 6) constant parts of the motion transforms and ``X_C_T`` their transposes;
+    ``T_C`` (n, 4, 4) the joint frames' poses in their parents' at ``q = 0`` and ``X_C`` (n, 6, 6)
+    ``= Ad(T_C⁻¹)``, the constant parts of the motion transforms, ``X_C_T`` their transposes;
     ``inertia`` (n, 6, 6) spatial inertias about the joint-frame origins, joint-frame axes, and
     ``inertia_z`` (n, 21) and ``inertia_r`` (n, 10) their :data:`SYMMETRIC` and :data:`RIGID`
     coordinates; ``K_C`` (n, 21, 21) and ``K_C_rigid`` (n, 10, 10) the congruence ``X_Cᵀ · X_C``
@@ -179,6 +180,7 @@ class JointFrames:
     slice when they are numbered contiguously, else an index array).
     """
 
+    T_C: np.ndarray
     X_C: np.ndarray
     X_C_T: np.ndarray
     inertia: np.ndarray
@@ -229,15 +231,16 @@ def joint_frames(model):
     frames = _FRAMES.get(model)
     if frames is None:
         T_i_J = [frame_on_axis(j) for j in model.joints]
-        X_C, inertia, wrench_to_J = [], [], []
+        T_C, inertia, wrench_to_J = [], [], []
         for i, p in enumerate(model.parent):
             T_Jp_i = model.T_tree[i] if p == BASE else se3.inv(T_i_J[p]) @ model.T_tree[i]
-            X_C.append(se3.Ad(se3.inv(T_Jp_i @ T_i_J[i])))
+            T_C.append(T_Jp_i @ T_i_J[i])
             Ad_i_J = se3.Ad(T_i_J[i])                        # v_body = Ad(T_i_J) v_J
             inertia.append(Ad_i_J.T @ model.inertia[i] @ Ad_i_J)
             wrench_to_J.append(Ad_i_J.T)
-        X_C, inertia = np.array(X_C).reshape(-1, 6, 6), np.array(inertia).reshape(-1, 6, 6)
-        frames = JointFrames(X_C=X_C, X_C_T=np.ascontiguousarray(X_C.transpose(0, 2, 1)),
+        T_C, inertia = np.array(T_C).reshape(-1, 4, 4), np.array(inertia).reshape(-1, 6, 6)
+        X_C = np.array([se3.Ad(se3.inv(T)) for T in T_C]).reshape(-1, 6, 6)
+        frames = JointFrames(T_C=T_C, X_C=X_C, X_C_T=np.ascontiguousarray(X_C.transpose(0, 2, 1)),
                              inertia=inertia, inertia_z=SYMMETRIC.of(inertia), inertia_r=RIGID.of(inertia),
                              K_C=np.array([SYMMETRIC.congruence(X) for X in X_C]).reshape(-1, 21, 21),
                              K_C_rigid=np.array([RIGID.congruence(X) for X in X_C]).reshape(-1, 10, 10),

@@ -216,3 +216,14 @@ def test_cos_sin_from_the_half_angle_tangent():
     theta = np.concatenate([np.linspace(-40, 40, 10001), [np.pi, -np.pi, 0.0, np.pi / 2, 3 * np.pi, 1e5]])
     c, s = fr.cos_sin(theta)
     assert np.abs(c - np.cos(theta)).max() < 1e-14 and np.abs(s - np.sin(theta)).max() < 1e-14
+
+
+def test_an_unusable_numba_falls_back_to_numpy_when_no_backend_is_asked_for(monkeypatch):
+    def broken():
+        raise ImportError("numba: simulated broken install")
+    monkeypatch.setattr(batch, "available_backends", lambda: ("numba", "numpy"))
+    monkeypatch.setattr(batch, "_compiled", broken)
+    arm, Z = samples.planar_2link(), np.zeros((2, 2))
+    assert np.allclose(batch.rnea(arm, Z, Z, Z, gravity=[0, -10, 0]), [[20.0, 5.0]] * 2)
+    with pytest.raises(ImportError, match="simulated"):
+        batch.rnea(arm, Z, Z, Z, backend="numba")                 # asked for explicitly: the error shows

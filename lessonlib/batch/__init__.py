@@ -69,6 +69,11 @@ def _backend(backend):
     """``backend`` checked (None: the fastest installed); the compiled module imported on first use."""
     if backend is None:
         backend = available_backends()[0]
+        if backend == "numba":
+            try:
+                _compiled()
+            except ImportError:                          # numba installed but unusable here: NumPy it is
+                backend = "numpy"
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {BACKENDS} or None, got {backend!r}")
     if backend not in available_backends():

@@ -1,10 +1,11 @@
 """The same three algorithms compiled with numba (optional: ``pip install lessonlib[fast]``).
 
 One loop over the samples; inside it, for each sample, the loops over the bodies of
-:mod:`lessonlib.dynamics` on the joint frames of :mod:`.frames` — the constant ``X_C`` as a 6×6
-product, the joint turn ``Rz(θ)`` on the x and y rows, the unit joint screw as a row or a column of
-a 6×6 matrix. Nothing is allocated per sample, and each 6×6 product is written out row by row on
-six scalars, which the compiler pipelines. The NumPy kernels (:mod:`.inverse_dynamics`,
+:mod:`lessonlib.dynamics` on the joint frames of :mod:`.frames` — the constant part of a joint
+transform as a 3×3 rotation and a translation, the joint turn ``Rz(θ)`` on the x and y rows, the
+unit joint screw as a row or a column; composite inertias carried by their 10 rigid-body
+coordinates, articulated inertias as symmetric 6×6 matrices. Nothing is allocated per sample, and
+each small product is written out row by row on scalars, which the compiler pipelines. The NumPy kernels (:mod:`.inverse_dynamics`,
 :mod:`.mass_matrix`, :mod:`.forward_dynamics`) compute the same numbers and stay the reference:
 the tests hold the two to 1e-10 of each other and of the per-sample algorithms.
 

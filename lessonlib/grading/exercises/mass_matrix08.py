@@ -207,7 +207,7 @@ CHOL_NO_TRANSPOSE = Variant("your back substitution seems to solve L x = y where
                             cholesky_solve=partial(cholesky_with, second=lambda L: L))
 CHOL_FORWARD_ONLY = Variant("your cholesky_solve seems to stop after the forward substitution L y = b: x solves "
                             "L^T x = y", cholesky_solve=partial(cholesky_with, both=False))
-FD_BIAS_SIGN = Variant("your forward dynamics seems to add the bias: M qdd = tau - h",
+FD_BIAS_SIGN = Variant("your forward dynamics seems to add the bias h; the equation is M qdd = tau - h",
                        forward_dynamics=partial(fd_with, bias_sign=+1.0))
 FD_BIAS_NO_GRAVITY = Variant("your bias h seems to lack gravity: h = ID(q, qd, 0) with the same gravity "
                              "(gravity=None means model.gravity)",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import io
+from pathlib import Path
 
 import matplotlib.colors
 import numpy as np
@@ -693,3 +694,15 @@ def test_widget_callbacks_print_like_the_cell():
     slider.value = 0.5                                   # outside the block: NumPy's defaults are back
     sliders.q = [0.0, 0.0]
     assert printed[-2:] == ["[0.6515 0.5   ]", "[0.1515 0.1515]"], printed
+
+
+def test_figures_draw_chinese_with_a_cjk_font(recwarn):
+    from lessonlib.viz.plots import CJK_FONT_FILES, figure_png, use_cjk_font
+    if not any(Path(p).exists() for p in CJK_FONT_FILES):
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    assert use_cjk_font() is not None
+    fig, ax = new_figure(3.0, 1.5)
+    ax.set_title("递推牛顿–欧拉算法 (RNEA) 空间惯量")
+    png = figure_png(fig)
+    assert png[:4] == b"\x89PNG"
+    assert not [w for w in recwarn if "missing from font" in str(w.message)], [str(w.message) for w in recwarn]

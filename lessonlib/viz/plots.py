@@ -19,6 +19,7 @@ Notebook authors call these and write no plotting code of their own. Each helper
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -39,6 +40,34 @@ FRAME_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 
 #: Bar colours for positive / negative values (index with ``value < 0``).
 BAR_COLORS = ("#1f77b4", "#d62728")
+
+#: Where a CJK font may be (Debian's fonts-noto-cjk first); the first that exists serves Chinese text in figures.
+CJK_FONT_FILES = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+                  "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+                  "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+
+
+def use_cjk_font(paths=CJK_FONT_FILES):
+    """Let matplotlib draw Chinese: DejaVu Sans first, then a CJK font for the glyphs it lacks.
+
+    Called when this module is imported. Returns the CJK family used, or None when no font file is
+    found (Chinese then shows as empty boxes: install ``fonts-noto-cjk``).
+    """
+    import matplotlib
+    from matplotlib import font_manager
+    for path in paths:
+        if not Path(path).exists():
+            continue
+        before = {f.name for f in font_manager.fontManager.ttflist}
+        font_manager.fontManager.addfont(path)
+        added = sorted({f.name for f in font_manager.fontManager.ttflist} - before) or \
+            sorted(f.name for f in font_manager.fontManager.ttflist if f.fname == path)
+        family = next((name for name in added if name.endswith(" SC")), added[0] if added else None)
+        if family:
+            matplotlib.rcParams["font.family"] = ["DejaVu Sans", family]
+            return family
+    return None
+
 
 _GID_LINK = "link"
 _GID_AXIS = "joint-axis"
@@ -515,6 +544,8 @@ def inertia_ellipsoid(ax, I_c, mass=None, *, center=(0.0, 0.0, 0.0), R=None, col
     return wire
 
 
-__all__ = ["draw_arm_matplotlib", "drawn_points", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
+use_cjk_font()
+
+__all__ = ["draw_arm_matplotlib", "drawn_points", "use_cjk_font", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
            "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot",
            "gyration_axes", "inertia_ellipsoid"]

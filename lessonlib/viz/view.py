@@ -537,12 +537,7 @@ def _scaled_arrows(v, scale, R, unit=""):
         lengths = 0.3 * R * np.log1p(norms / floor) / np.log1p(top / floor)
         return direction * lengths[:, None], (f"log scale: the longest arrow ({0.3 * R:.3g} m) is {top:.3g}{u}; "
                                               f"a tenth of it draws {np.log1p(100) / np.log1p(1000):.0%} as long")
-    try:
-        scale = float(scale)
-    except (TypeError, ValueError):
-        raise ValueError(f"scale: expected a number, 'per_body' or 'log', got {scale!r}") from None
-    if not (np.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale: expected a number > 0 (metres of arrow per unit), got {scale!r}")
+    scale = geometry.check_reach(scale, "scale", "a number > 0 (metres of arrow per unit), 'per_body' or 'log'")
     return v * scale, f"1 m of arrow = {1 / scale:.3g}{u}"
 
 

@@ -36,11 +36,18 @@ BACKGROUND = (0xF5, 0xF6, 0xF8)
 
 
 def _outputs_with_pictures(page):
-    """Locators of the output items that show a widget or an image, with (cell index, item index)."""
+    """Locators of the output items that show a widget or an image, with (cell index, item index).
+
+    Cells are numbered as in the notebook (each cell node is marked with its index first).
+    """
+    count = page.evaluate(f"""() => {{
+        const cells = {browser.PANEL}.content.widgets;
+        cells.forEach((cell, i) => cell.node.setAttribute('data-gallery-index', String(i)));
+        return cells.length;
+    }}""")
     found = []
-    cells = page.locator(".jp-Notebook .jp-Cell")
-    for c in range(cells.count()):
-        cell = cells.nth(c)
+    for c in range(count):
+        cell = page.locator(f'[data-gallery-index="{c}"]')
         if "jp-CodeCell" not in (cell.get_attribute("class") or ""):
             continue
         items = cell.locator(".jp-OutputArea-child")
@@ -56,8 +63,16 @@ def run_lesson(page, url, name, out_dir, *, timeout_ms=1_200_000):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
-    browser.open_notebook(page, url, name)
-    browser.run_all(page, timeout_ms)
+    try:
+        browser.open_notebook(page, url, name, timeout_ms=240_000)
+        browser.run_all(page, timeout_ms)
+    except Exception as exc:                            # one broken lesson must not stop the gallery
+        page.screenshot(path=str(out_dir / "page.png"), full_page=True)
+        report = {"lesson": name, "seconds": round(time.monotonic() - t0, 1), "pictures": [],
+                  "cell_errors": [f"the run did not finish: {type(exc).__name__}: {str(exc).splitlines()[0]}"],
+                  "kernel_errors": []}
+        (out_dir / "report.json").write_text(json.dumps(report, indent=1))
+        return report
     page.wait_for_timeout(1500)                         # let three.js draw its first frames
     saved = []
     for c, k, item in _outputs_with_pictures(page):
@@ -142,7 +157,9 @@ def measure_slider_latency(page, slider, n=20, settle_ms=400):
     return (float(np.median(times)) if times else float("nan")), times
 
 
-def _index(reports, out):
+def _index(out):
+    """``out/index.html``: every lesson's pictures (from each ``<lesson>/report.json`` in ``out``)."""
+    reports = [json.loads(p.read_text()) for p in sorted(Path(out).glob("*/report.json"))]
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>Gallery</title>",
              "<style>body{font-family:sans-serif} img{max-width:100%;border:1px solid #ccc;margin:4px 0}"
              "figure{margin:8px 0}</style></head><body><h1>Gallery: every widget and figure of the lessons</h1>"]
@@ -182,7 +199,7 @@ def main(argv=None):
                           + (f"; ERRORS: {errors}" if errors else ""))
             finally:
                 chromium.close()
-    _index(reports, out)
+    _index(out)
     print(f"gallery: {out}/index.html")
     return 1 if any(r["cell_errors"] or r["kernel_errors"] for r in reports) else 0
 

@@ -322,7 +322,7 @@ class ArmView:
 
     def _repr_mimebundle_(self, **kwargs):
         if self.backend == "threejs":
-            return _short_bundle(self.renderer, repr(self))
+            return _short_bundle(self.widget, repr(self))          # the canvas above its arrow legend
         return {"image/png": self._png(), "text/plain": repr(self)}
 
     def _ipython_display_(self):
@@ -538,6 +538,8 @@ def _scaled_arrows(v, scale, R, unit=""):
         return direction * lengths[:, None], (f"log scale: the longest arrow ({0.3 * R:.3g} m) is {top:.3g}{u}; "
                                               f"a tenth of it draws {np.log1p(100) / np.log1p(1000):.0%} as long")
     scale = geometry.check_reach(scale, "scale", "a number > 0 (metres of arrow per unit), 'per_body' or 'log'")
+    if scale == 1.0 and not unit:
+        return v, "drawn to scale (m)"
     return v * scale, f"1 m of arrow = {1 / scale:.3g}{u}"
 
 

@@ -58,6 +58,11 @@ def _outputs_with_pictures(page):
     return found
 
 
+_EXPECTED_ERRORS = f"""() => {browser.PANEL}.content.widgets
+    .filter(c => c.model.type === 'code' && (c.model.getMetadata('tags') || []).includes('raises-exception'))
+    .flatMap(c => c.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))"""
+
+
 def run_lesson(page, url, name, out_dir, *, timeout_ms=1_200_000):
     """Run ``name`` in JupyterLab and save its pictures into ``out_dir``; return the report (a dict)."""
     out_dir = Path(out_dir)
@@ -84,8 +89,10 @@ def run_lesson(page, url, name, out_dir, *, timeout_ms=1_200_000):
         item.screenshot(path=str(path), timeout=20_000)
         saved.append(path.name)
     page.screenshot(path=str(out_dir / "page.png"), full_page=True)
+    expected = set(page.evaluate(_EXPECTED_ERRORS))     # errors shown on purpose (cells tagged raises-exception)
     report = {"lesson": name, "seconds": round(time.monotonic() - t0, 1), "pictures": saved,
-              "cell_errors": page.evaluate(browser.ERROR_OUTPUTS), "kernel_errors": page.evaluate("window.__kernelErrors")}
+              "cell_errors": page.evaluate(browser.ERROR_OUTPUTS),
+              "kernel_errors": [e for e in page.evaluate("window.__kernelErrors") if e not in expected]}
     page.evaluate(f"() => {browser.PANEL}.sessionContext.shutdown()")       # free the CPU for the next lesson
     (out_dir / "report.json").write_text(json.dumps(report, indent=1))
     return report

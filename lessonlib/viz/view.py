@@ -357,9 +357,16 @@ class ArmView:
 
         up = geometry.up_vector(model)
         R = s.R
+        # The grid is the floor of a spatial arm; behind a planar arm it is a backdrop in the arm's
+        # plane (a floor would be seen edge-on, as a stack of lines across the picture).
+        if geometry.is_planar(model):
+            normal = geometry.view_direction(model) - (geometry.view_direction(model) @ up) * up
+            normal /= np.linalg.norm(normal)
+            grid_pose = self._pose(geometry.frame_along(normal), -0.05 * R * normal)
+        else:
+            grid_pose = self._pose(geometry.frame_along(up), np.zeros(3))
         grid = p3.GridHelper(size=2.4 * R, divisions=12, colorCenterLine="#b0b6c0", colorGrid="#d5d9e0",
-                             matrixAutoUpdate=False,
-                             matrix=geometry.three_matrix(self._pose(geometry.frame_along(up), np.zeros(3))))
+                             matrixAutoUpdate=False, matrix=geometry.three_matrix(grid_pose))
         base = self._mesh(self._cylinder, material("#555c66"),
                           geometry.cylinder_matrix(-0.03 * R * up, 0.0 * up, 0.07 * R))
         lights = [p3.AmbientLight(color="#ffffff", intensity=0.55),

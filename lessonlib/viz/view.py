@@ -108,8 +108,8 @@ class ArmView:
     FOV = 40.0
     #: Fraction of the canvas (half-width or half-height, whichever binds) a fitted drawing fills.
     FILL = 0.88
-    #: Refit when the drawing spans less than this fraction of ``FILL``.
-    REFIT_SHRINK = 0.5
+    #: Refit when the drawing spans less than this fraction of ``FILL``, or comes closer to an edge than ``REFIT_EDGE``.
+    REFIT_SHRINK, REFIT_EDGE = 0.5, 0.95
 
     def __init__(self, model, q=None, *, width=640, height=420, frames=False, com=False,
                  background="#f5f6f8", backend="auto", reach=None):
@@ -408,7 +408,7 @@ class ArmView:
         if not force and self.fit is not None:
             xy = self._screen(P)
             span = float(np.max(xy.max(axis=0) - xy.min(axis=0))) / 2
-            if np.all(np.abs(xy) <= 0.98) and span >= self.REFIT_SHRINK * self.FILL:
+            if np.all(np.abs(xy) <= self.REFIT_EDGE) and span >= self.REFIT_SHRINK * self.FILL:
                 return
         position = np.array(self.camera.position, dtype=float)
         z = geometry.view_direction(self.model) if np.linalg.norm(position) < 1e-12 else position / np.linalg.norm(position)

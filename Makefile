@@ -7,7 +7,7 @@ JUPYTER_ARGS ?=
 PYTEST_ARGS  ?=
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast bench venv install-course install-test clean
+.PHONY: lab test test-fast bench venv install-course install-test clean outputs outputs-check
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,10 +28,19 @@ lab: install-course
 # LESSONLIB_TESTING=1 shortens long simulations in the notebooks and selects the static plot fallback.
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 test: install-test
-	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) tests lessonlib course solutions $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) tests lessonlib tools course solutions $(PYTEST_ARGS)
 
 test-fast: install-test
-	LESSONLIB_TESTING=1 $(PY) -m pytest -q -x -m "not browser" tests lessonlib $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -x -m "not browser" tests lessonlib tools $(PYTEST_ARGS)
+
+# Store course outputs from a FULL run (not test mode): `make outputs` (every lesson) or `make outputs LESSON=05`
+# (several: LESSON="05 07"). `make outputs-check` only reports what is missing (course/README.md).
+LESSON ?=
+outputs: install-test
+	$(PY) -m tools.outputs $(LESSON)
+
+outputs-check: install-test
+	$(PY) -m tools.outputs --check $(LESSON)
 
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"

@@ -6,6 +6,7 @@ nowhere), so everything but the pixels is checked here; tests/test_browser.py ch
 from __future__ import annotations
 
 import inspect
+import io
 
 import matplotlib.colors
 import numpy as np
@@ -116,7 +117,7 @@ def test_armview_builds_for_every_sample(name):
         np.testing.assert_allclose(M @ [0, 0.5, 0, 1], np.r_[b_k, 1], atol=1e-9)
     light_types = {type(c).__name__ for c in view.scene.children if "Light" in type(c).__name__}
     assert light_types == {"AmbientLight", "HemisphereLight"}   # NOTES.md: no Directional/Point/Spot
-    assert repr(view) == f"ArmView({model.name!r}, backend='threejs')"
+    assert repr(view) == f"ArmView({model.name!r})"
     assert view._repr_mimebundle_()["text/plain"] == repr(view)
 
 
@@ -303,7 +304,7 @@ def test_auto_backend_under_pytest_is_matplotlib():
     view = ArmView(samples.pendulum())                        # PYTEST_CURRENT_TEST is set in here
     assert view.backend == "matplotlib"
     bundle = view._repr_mimebundle_()
-    assert bundle["image/png"].startswith(b"\x89PNG") and bundle["text/plain"] == "ArmView('pendulum', backend='matplotlib')"
+    assert bundle["image/png"].startswith(b"\x89PNG") and bundle["text/plain"] == "ArmView('pendulum')"
 
 
 @pytest.mark.parametrize("name", ["planar_2link", "seed002_7dof", "branched_tree", "scara"])
@@ -393,7 +394,7 @@ def test_panel_slider_move_updates_view_and_plot(plot):
         np.testing.assert_allclose(heights, gravity_torques(arm, q), atol=1e-12)
     else:
         np.testing.assert_allclose(panel.plot.image.get_array(), crba(arm, q), atol=1e-12)
-    assert repr(panel) == f"ArmPanel('seed002_7dof', plot={plot!r}, backend='threejs')"
+    assert repr(panel) == f"ArmPanel('seed002_7dof', plot={plot!r})"
 
 
 def test_panel_with_a_plot_function_and_bad_kind():
@@ -578,3 +579,21 @@ def test_show_source_gives_the_real_source():
     assert "rnea(model, q, zero, zero, gravity=gravity)" in src.data
     assert repr(src).startswith("<source of lessonlib.dynamics.terms.gravity_torques:")
     assert "<div" in src._repr_html_()                        # highlighted for the notebook
+
+
+# --- static pictures of widgets (lessonlib.viz.snapshot): what GitHub and the static decks show --------
+def test_widget_png_draws_the_arm_sliders_and_captured_outputs():
+    import ipywidgets as widgets
+    from PIL import Image
+
+    from lessonlib.viz.snapshot import widget_png
+    view = ArmView(samples.planar_2link(), [0.3, 0.6], width=320, height=240, backend="threejs")
+    slider = widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="q1", readout_format=".2f")
+    out = widgets.Output()
+    out.outputs = ({"output_type": "stream", "name": "stdout", "text": "tau = [1.0000 2.0000]\n"},)
+    image = Image.open(io.BytesIO(widget_png(widgets.HBox([widgets.VBox([slider, out]), view.widget]))))
+    arm = Image.open(io.BytesIO(view.static_png()))
+    assert image.height == arm.height and image.width > arm.width + 150, (image.size, arm.size)
+    assert len(image.getcolors(1 << 16) or []) > 50                       # a drawing, not a blank box
+    hidden = widgets.VBox([slider], layout=widgets.Layout(display="none"))
+    assert widget_png(hidden) is None and widget_png(widgets.Button(description="go")) is None

@@ -11,10 +11,13 @@ Optional layer: it needs ipywidgets, pythreejs and matplotlib, and no core modul
   :func:`figure_png` (a Figure as PNG bytes, e.g. for ``ipywidgets.Image``) and :class:`LivePlot`
   (a Figure redrawn in place on every slider move);
 * :func:`show_source` — the real library source ("Look inside");
+* :func:`widget_png` — a static picture of any widget tree (sliders, 3D view, plots) as it stands: the PNG
+  that ``make outputs`` stores beside each widget view for readers without a kernel;
 * :func:`running_under_test`, :func:`headless` — the one definition of those switches.
 
-Notebook authors: cells whose output is a widget, an ``Output`` capture, a timing or
-``show_source`` get the ``nbval-ignore-output`` tag; see ``tests/nbval_sanitize.cfg`` for the rest.
+Notebook authors: cells whose output is a widget, an ``Output`` capture or ``show_source`` get the
+``nbval-ignore-output`` tag; cells whose output depends on the mode or the clock also get
+``mode-dependent`` (``course/README.md``); see ``tests/nbval_sanitize.cfg`` for the rest.
 """
 from .env import headless, running_under_test
 from .geometry import link_segments, reach
@@ -22,10 +25,11 @@ from .panels import (ArmPanel, JointSliders, UpdateLatency, arm_panel, joint_sli
                      measure_update_latency)
 from .plots import (LivePlot, draw_arm_matplotlib, figure_png, gyration_axes, heatmap, inertia_ellipsoid,
                     loglog_scaling, new_figure, torque_bars, trajectory_plot)
+from .snapshot import widget_png
 from .source import show_source
 from .view import ArmView, choose_backend
 
 __all__ = ["ArmView", "choose_backend", "draw_arm_matplotlib", "joint_sliders", "JointSliders", "arm_panel",
            "ArmPanel", "measure_update_latency", "UpdateLatency", "torque_bars", "heatmap", "loglog_scaling",
            "trajectory_plot", "inertia_ellipsoid", "gyration_axes", "new_figure", "figure_png", "LivePlot",
-           "show_source", "running_under_test", "headless", "link_segments", "reach"]
+           "show_source", "widget_png", "running_under_test", "headless", "link_segments", "reach"]

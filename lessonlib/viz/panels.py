@@ -237,7 +237,7 @@ class ArmPanel:
         self.sliders.observe(self.update)
 
     def __repr__(self):
-        return f"ArmPanel({self.model.name!r}, plot={self.plot_kind!r}, backend={self.view.backend!r})"
+        return f"ArmPanel({self.model.name!r}, plot={self.plot_kind!r})"      # the same with either back end
 
     def update(self, q):
         """Recompute and redraw for ``q``: the 3D view, then the plot (in place)."""

@@ -1,7 +1,8 @@
 """SE(3): rigid transforms, twists in se(3), Ad / ad / ad*, and the Jacobians of exp.
 
-Course: seed 001 (Lie groups notes): SE(3) = SO(3) ⋉ R³, se(3) 伴随 (Ad), se(3) 换位子
-(ad and the basis brackets), 李群导数; seed 000 §2.2 (X = Ad, ad, ad* in the RNEA).
+Course: [LG] (the Lie-group notes): SE(3) = SO(3) ⋉ R³ (section 李群), se(3) 伴随 (Ad; section
+伴随表示), se(3) 换位子 (ad and the basis brackets; section 换位子), 李群导数; [WJ §2.2] (X = Ad, ad,
+ad* in the RNEA).
 
 Conventions, stated once for the whole module:
 
@@ -24,11 +25,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _rodrigues as rodrigues
 from . import so3
+from ._symbolic import clean, factor_angle, is_symbolic, numeric_norm, sym_matrix, sym_vector, times
+from ._validate import check_skew, matrix, scalar, vector
 from .conventions import ANG, LIN, ROTATION_TOL, UNIT_TOL
-from .so3 import (_a, _axis_form, _b, _c, _check_skew, _db, _dc, _factor_angle,
-                  _hat3, _is_symbolic, _matrix, _scalar, _sym_clean, _sym_matrix,
-                  _sym_norm_if_numeric, _sym_vector, _times, _vector)
 
 __all__ = [
     "hat", "vee", "exp", "log", "inv", "Ad", "ad", "ad_dual",
@@ -67,7 +68,7 @@ def _sym_blocks(A, B, C, D):
 def check_transform(T, name="T"):
     """Validate a homogeneous transform; return it as a float (4, 4) array, else ValueError.
 
-    Convention: T = [[R, p], [0, 1]] with R ∈ SO(3) (seed 001 李群: SE(3)); the bottom row
+    Convention: T = [[R, p], [0, 1]] with R ∈ SO(3) ([LG, 李群]: SE(3)); the bottom row
     must be [0, 0, 0, 1] to ROTATION_TOL. The message names ``name``, the expected and got.
 
     Parameters: T (4, 4); name — the argument name used in the message.
@@ -77,7 +78,7 @@ def check_transform(T, name="T"):
     ...
     ValueError: T: expected bottom row [0, 0, 0, 1], got [0.0, 0.0, 0.0, 2.0]
     """
-    T = _matrix(T, (4, 4), name)
+    T = matrix(T, (4, 4), name)
     bottom = T[3].tolist()
     if bottom != [0.0, 0.0, 0.0, 1.0] and not np.abs(T[3] - _BOTTOM).max() <= ROTATION_TOL:
         raise ValueError(f"{name}: expected bottom row [0, 0, 0, 1], got {bottom}")
@@ -89,7 +90,7 @@ def from_Rp(R, p):
     """Homogeneous transform T = [[R, p], [0, 1]].
 
     Convention: T_a_b = from_Rp(R_a_b, p_a_b) maps coordinates in b to a: x_a = R x_b + p;
-    to_Rp(from_Rp(R, p)) = (R, p) (seed 001 李群: the semidirect product SO(3) ⋉ R³).
+    to_Rp(from_Rp(R, p)) = (R, p) ([LG, 李群]: the semidirect product SO(3) ⋉ R³).
 
     Parameters: R (3, 3) rotation (validated); p (3,) position of b's origin in a.
     Sympy input gives a sympy Matrix.
@@ -98,20 +99,20 @@ def from_Rp(R, p):
     >>> bool(np.allclose(T @ [0., 0., 0., 1.], [1., 2., 3., 1.]))
     True
     """
-    if _is_symbolic(R) or _is_symbolic(p):
+    if is_symbolic(R) or is_symbolic(p):
         import sympy as sp
-        R, p = _sym_matrix(R, (3, 3), "R"), _sym_vector(p, 3, "p")
+        R, p = sym_matrix(R, (3, 3), "R"), sym_vector(p, 3, "p")
         return _sym_blocks(R, p, sp.zeros(1, 3), sp.ones(1, 1))
     T = np.eye(4)
     T[:3, :3] = so3.check_rotation(R)
-    T[:3, 3] = _vector(p, 3, "p")
+    T[:3, 3] = vector(p, 3, "p")
     return T
 
 
 def to_Rp(T):
     """Split a transform into (R, p).
 
-    Convention: T = [[R, p], [0, 1]]; from_Rp(*to_Rp(T)) = T (seed 001 李群: SE(3) = SO(3) ⋉ R³).
+    Convention: T = [[R, p], [0, 1]]; from_Rp(*to_Rp(T)) = T ([LG, 李群]: SE(3) = SO(3) ⋉ R³).
 
     Parameters: T (4, 4) transform (validated). Returns R (3, 3), p (3,) (copies; sympy
     input gives sympy matrices).
@@ -120,8 +121,8 @@ def to_Rp(T):
     >>> bool(np.allclose(from_Rp(*to_Rp(T)), T))
     True
     """
-    if _is_symbolic(T):
-        T = _sym_matrix(T, (4, 4), "T")
+    if is_symbolic(T):
+        T = sym_matrix(T, (4, 4), "T")
         return T[:3, :3], T[:3, 3]
     T = check_transform(T)
     return T[:3, :3].copy(), T[:3, 3].copy()
@@ -133,7 +134,7 @@ def to_Rp(T):
 def hat(xi):
     """4x4 matrix hat(ξ) ∈ se(3) of a twist ξ = [ω; v].
 
-    Convention: hat(ξ) = [[ [ω], v ], [0, 0]]; vee(hat(ξ)) = ξ (seed 001 se(3) 换位子: x^).
+    Convention: hat(ξ) = [[ [ω], v ], [0, 0]]; vee(hat(ξ)) = ξ ([LG, 换位子]: x^).
 
     Parameters: xi (6,) twist [ω; v] in any one frame. Sympy input gives a sympy Matrix.
 
@@ -141,13 +142,13 @@ def hat(xi):
     >>> bool(np.array_equal(vee(hat(xi)), xi))
     True
     """
-    if _is_symbolic(xi):
+    if is_symbolic(xi):
         import sympy as sp
-        xi = _sym_vector(xi, 6, "xi")
+        xi = sym_vector(xi, 6, "xi")
         return sp.Matrix.vstack(sp.Matrix.hstack(so3.hat(xi[:3, :]), xi[3:, :]), sp.zeros(1, 4))
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     Xi = np.zeros((4, 4))
-    Xi[:3, :3] = _hat3(*xi[ANG].tolist())
+    Xi[:3, :3] = so3.hat(xi[ANG])
     Xi[:3, 3] = xi[LIN]
     return Xi
 
@@ -155,7 +156,7 @@ def hat(xi):
 def vee(Xi):
     """Twist ξ = [ω; v] of a 4x4 matrix Xi = hat(ξ) ∈ se(3).
 
-    Convention: vee(hat(ξ)) = ξ (seed 001 se(3) 换位子); Xi's top-left block must be skew
+    Convention: vee(hat(ξ)) = ξ ([LG, 换位子]); Xi's top-left block must be skew
     and its bottom row zero.
 
     Parameters: Xi (4, 4). Returns (6,) (a sympy column for sympy input).
@@ -164,14 +165,14 @@ def vee(Xi):
     >>> bool(np.array_equal(hat(vee(Xi)), Xi))
     True
     """
-    if _is_symbolic(Xi):
+    if is_symbolic(Xi):
         import sympy as sp
-        Xi = _sym_matrix(Xi, (4, 4), "Xi")
+        Xi = sym_matrix(Xi, (4, 4), "Xi")
         return sp.Matrix.vstack(so3.vee(Xi[:3, :3]), Xi[:3, 3])
-    Xi = _matrix(Xi, (4, 4), "Xi")
+    Xi = matrix(Xi, (4, 4), "Xi")
     if np.abs(Xi[3]).max() > ROTATION_TOL:
         raise ValueError(f"Xi: expected bottom row [0, 0, 0, 0], got {Xi[3].tolist()}")
-    _check_skew(Xi[:3, :3], "Xi[:3, :3]")
+    check_skew(Xi[:3, :3], "Xi[:3, :3]")
     return np.array([Xi[2, 1], Xi[0, 2], Xi[1, 0], Xi[0, 3], Xi[1, 3], Xi[2, 3]])
 
 
@@ -180,14 +181,14 @@ def screw_axis(xi):
 
     Convention: ``ξ = [ω; v] = θ [ŝ; −ŝ × q + h ŝ]`` with ``θ = |ω|``, ``ŝ = ω/|ω|``,
     ``h = ωᵀv / |ω|²`` (m/rad) and ``q = ω × v / |ω|²`` the point of the axis nearest the origin
-    (Lynch & Park §3.3.2, seed 001's 旋量). A pure translation (``ω = 0``) has ``ŝ = v/|v|``,
+    ([Lynch & Park 2017] §3.3.2, [LG, 速度旋量]). A pure translation (``ω = 0``) has ``ŝ = v/|v|``,
     ``q = 0``, ``h = ∞`` and ``θ = |v|``; the zero twist raises ``ValueError``.
 
     >>> s = screw_axis([0.0, 0.0, 2.0, 0.0, -2.0, 0.1])      # turn about z through (1, 0, 0), climbing
     >>> s.axis.tolist(), s.point.tolist(), round(s.pitch, 6), s.magnitude
     ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], 0.05, 2.0)
     """
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     w, v = xi[ANG], xi[LIN]
     theta = float(np.linalg.norm(w))
     if theta > UNIT_TOL * max(1.0, float(np.linalg.norm(v))):
@@ -201,7 +202,7 @@ def screw_axis(xi):
 def ad(xi):
     """Adjoint of the algebra, ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]] (6x6), the twist cross product.
 
-    Convention: ad(x) y = vee([hat x, hat y]) (Lie bracket, seed 001 se(3) 换位子);
+    Convention: ad(x) y = vee([hat x, hat y]) (Lie bracket, [LG, 换位子]);
     ad(x) y = −ad(y) x.
 
     Parameters: xi (6,) twist [ω; v]. Sympy input gives a sympy Matrix.
@@ -210,13 +211,13 @@ def ad(xi):
     >>> bool(np.allclose(hat(ad(x) @ y), hat(x) @ hat(y) - hat(y) @ hat(x)))
     True
     """
-    if _is_symbolic(xi):
+    if is_symbolic(xi):
         import sympy as sp
-        xi = _sym_vector(xi, 6, "xi")
+        xi = sym_vector(xi, 6, "xi")
         W, V = so3.hat(xi[:3, :]), so3.hat(xi[3:, :])
         return _sym_blocks(W, sp.zeros(3, 3), V, W)
-    xi = _vector(xi, 6, "xi")
-    W, V = _hat3(*xi[ANG].tolist()), _hat3(*xi[LIN].tolist())
+    xi = vector(xi, 6, "xi")
+    W, V = so3.hat(xi[ANG]), so3.hat(xi[LIN])
     return _blocks(W, _Z3, V, W)
 
 
@@ -224,7 +225,7 @@ def ad_dual(xi):
     """Dual adjoint ad*(ξ) = −ad(ξ)ᵀ = [[ [ω], [v] ], [0, [ω]]] (6x6), acting on wrenches.
 
     Convention: (ad_dual(ξ) f) · y = −f · (ad(ξ) y) for a wrench f = [n; f] and twist y
-    (seed 000 §2.2: the force cross product V×* = −ad_Vᵀ, as in the bias force V×* I V).
+    ([WJ §2.2]: the force cross product V×* = −ad_Vᵀ, as in the bias force V×* I V).
 
     Parameters: xi (6,) twist [ω; v]. Sympy input gives a sympy Matrix.
 
@@ -232,10 +233,10 @@ def ad_dual(xi):
     >>> bool(np.array_equal(ad_dual(xi), -ad(xi).T))
     True
     """
-    if _is_symbolic(xi):
+    if is_symbolic(xi):
         return -ad(xi).T
-    xi = _vector(xi, 6, "xi")
-    W, V = _hat3(*xi[ANG].tolist()), _hat3(*xi[LIN].tolist())
+    xi = vector(xi, 6, "xi")
+    W, V = so3.hat(xi[ANG]), so3.hat(xi[LIN])
     return _blocks(W, V, _Z3, W)
 
 
@@ -243,8 +244,8 @@ def Ad(T):
     """Adjoint of the group, Ad(T) = [[R, 0], [[p]R, R]] (6x6): changes a twist's frame.
 
     Convention: hat(Ad(T) ξ) = T hat(ξ) T⁻¹; twist ξ_a = Ad(T_a_b) ξ_b, and a wrench changes
-    as f_b = Ad(T_a_b)ᵀ f_a, keeping the power Fᵀ V (seed 001 se(3) 伴随: s_a = Ad(ᵃ_bT) s_b;
-    seed 000 §2.2: X_i = Ad(ⁱT_p)).
+    as f_b = Ad(T_a_b)ᵀ f_a, keeping the power Fᵀ V ([LG, 伴随表示]: s_a = Ad(ᵃ_bT) s_b;
+    [WJ §2.2]: X_i = Ad(ⁱT_p)).
 
     Parameters: T (4, 4) transform T_a_b (validated). Sympy input gives a sympy Matrix.
 
@@ -252,14 +253,14 @@ def Ad(T):
     >>> bool(np.allclose(hat(Ad(T) @ xi), T @ hat(xi) @ inv(T)))
     True
     """
-    if _is_symbolic(T):
+    if is_symbolic(T):
         import sympy as sp
-        T = _sym_matrix(T, (4, 4), "T")
+        T = sym_matrix(T, (4, 4), "T")
         R, p = T[:3, :3], T[:3, 3]
         return _sym_blocks(R, sp.zeros(3, 3), so3.hat(p) * R, R)
     T = check_transform(T)
-    R = T[:3, :3]
-    return _blocks(R, _Z3, _hat3(*T[:3, 3].tolist()) @ R, R)
+    R, p = T[:3, :3], T[:3, 3]
+    return _blocks(R, _Z3, so3.hat(p) @ R, R)
 
 
 # --- group ------------------------------------------------------------------------------------
@@ -268,7 +269,7 @@ def Ad(T):
 def inv(T):
     """Inverse transform T⁻¹ = [[Rᵀ, −Rᵀp], [0, 1]].
 
-    Convention: T inv(T) = I; inv(T_a_b) = T_b_a (seed 001 李群: the inverse axiom).
+    Convention: T inv(T) = I; inv(T_a_b) = T_b_a ([LG, 李群]: the inverse axiom).
 
     Parameters: T (4, 4) transform (validated). Sympy input gives a sympy Matrix.
 
@@ -276,7 +277,7 @@ def inv(T):
     >>> bool(np.allclose(T @ inv(T), np.eye(4)))
     True
     """
-    if _is_symbolic(T):
+    if is_symbolic(T):
         R, p = to_Rp(T)
         return from_Rp(R.T, -R.T * p)
     T = check_transform(T)
@@ -292,7 +293,7 @@ def exp(xi, angle=None):
 
     Convention: exp(ξ) = [[exp(ω), V(ω) v], [0, 1]] with V = so3.left_jacobian
     = I + ((1 − cos θ)/θ²)[ω] + ((θ − sin θ)/θ³)[ω]², θ = |ω|; log(exp(ξ)) = ξ for θ < π
-    (seed 001 指数映射; the product of exponentials T = e^[S₁]q₁ ⋯ M).
+    ([Lynch & Park 2017] ch. 3; the product of exponentials T = e^[S₁]q₁ ⋯ M of [LG, 串联机器人运动方程]).
 
     Parameters: xi (6,) twist [ω; v]. With ``angle`` given, xi is a unit screw S (|ω| = 1,
     or ω = 0 and |v| = 1) and the result is exp(S·angle); either may be sympy (e.g.
@@ -305,14 +306,13 @@ def exp(xi, angle=None):
     """
     if angle is not None:
         return _exp_screw_angle(xi, angle)
-    if _is_symbolic(xi):
-        return _exp_symbolic_vector(_sym_vector(xi, 6, "xi"))
-    wx, wy, wz, vx, vy, vz = _vector(xi, 6, "xi").tolist()
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    a, b, c = _a(theta), _b(theta), _c(theta)
+    if is_symbolic(xi):
+        return _exp_symbolic_vector(sym_vector(xi, 6, "xi"))
+    xi = vector(xi, 6, "xi")
+    w, v = xi[ANG], xi[LIN]
     T = np.empty((4, 4))
-    T[:3, :3] = _axis_form(math.cos(theta), a, b, wx, wy, wz)
-    T[:3, 3] = _axis_form(a, b, c, wx, wy, wz) @ (vx, vy, vz)         # V(ω) v
+    T[:3, :3] = so3.exp(w)
+    T[:3, 3] = so3.left_jacobian(w) @ v                 # V(ω) v
     T[3] = _BOTTOM
     return T
 
@@ -326,13 +326,13 @@ def _check_screw(w_norm, v_norm):
 
 def _exp_screw_angle(S, angle):
     """exp(S θ) for a unit screw S; sympy if either is sympy."""
-    if not (_is_symbolic(S) or _is_symbolic(angle)):
-        S = _vector(S, 6, "xi")
+    if not (is_symbolic(S) or is_symbolic(angle)):
+        S = vector(S, 6, "xi")
         _check_screw(math.sqrt(S[ANG] @ S[ANG]), math.sqrt(S[LIN] @ S[LIN]))
-        return exp(S * _scalar(angle, "angle"))
+        return exp(S * scalar(angle, "angle"))
     import sympy as sp
-    S = _sym_vector(S, 6, "xi")
-    w_norm, v_norm = _sym_norm_if_numeric(S[:3, :]), _sym_norm_if_numeric(S[3:, :])
+    S = sym_vector(S, 6, "xi")
+    w_norm, v_norm = numeric_norm(S[:3, :]), numeric_norm(S[3:, :])
     if w_norm is not None and v_norm is not None:
         _check_screw(w_norm, v_norm)
     return _screw_symbolic(S, sp.sympify(angle))
@@ -354,20 +354,20 @@ def _screw_symbolic(S, theta):
 def _exp_symbolic_vector(xi):
     """exp of a sympy twist written as (numeric screw) × (angle)."""
     import sympy as sp
-    r, s = _factor_angle(xi, "xi")
+    r, s = factor_angle(xi, "xi")
     if r is None:
         return sp.eye(4)
     k = sp.sqrt(sum(e ** 2 for e in r[:3, :]))
     if k == 0:
         k = sp.sqrt(sum(e ** 2 for e in r[3:, :]))
-    return _screw_symbolic((r / k).applyfunc(_sym_clean), _times(s, _sym_clean(k)))
+    return _screw_symbolic((r / k).applyfunc(clean), times(s, clean(k)))
 
 
 def log(T):
     """Twist ξ = log(T) = [φ; J_l(φ)⁻¹ p] with |φ| ∈ [0, π], the inverse of exp.
 
     Convention: exp(log(T)) = T; φ = so3.log(R) (robust at half-turns), v = V(φ)⁻¹ p
-    (seed 001 指数映射; V = so3.left_jacobian).
+    ([Lynch & Park 2017] ch. 3; V = so3.left_jacobian).
 
     Parameters: T (4, 4) transform (validated). Returns xi (6,) = [ω; v].
 
@@ -376,7 +376,7 @@ def log(T):
     True
     """
     T = check_transform(T)
-    phi = so3._log(T[:3, :3])
+    phi = so3.log(T[:3, :3])
     return np.concatenate([phi, so3.left_jacobian_inv(phi) @ T[:3, 3]])
 
 
@@ -390,16 +390,16 @@ def _Q(w, v):
     Q = b[v] + c([ω][v] + [v][ω]) + (ω·v)((b′/θ)[ω] + (c′/θ)[ω]²).
     """
     theta = math.sqrt(w @ w)
-    W, V = _hat3(*w.tolist()), _hat3(*v.tolist())
-    return (_b(theta) * V + _c(theta) * (W @ V + V @ W)
-            + (w @ v) * (_db(theta) * W + _dc(theta) * (W @ W)))
+    W, V = so3.hat(w), so3.hat(v)
+    return (rodrigues.b(theta) * V + rodrigues.c(theta) * (W @ V + V @ W)
+            + (w @ v) * (rodrigues.db(theta) * W + rodrigues.dc(theta) * (W @ W)))
 
 
 def left_jacobian(xi):
     """Left Jacobian J_l(ξ) of SE(3) (6x6), [[J, 0], [Q, J]] in [ω; v] order.
 
     Convention: exp(ξ + δ) ≈ exp(J_l(ξ) δ) exp(ξ) for small δ; J_l(ξ) = Σ ad(ξ)ᵏ/(k+1)!
-    (seed 001 李群导数: x_d = Σ adᵏ(x) ẋ/(k+1)!); J_l(ξ) = Ad(exp ξ) J_r(ξ).
+    ([LG, 李群导数]: x_d = Σ adᵏ(x) ẋ/(k+1)!); J_l(ξ) = Ad(exp ξ) J_r(ξ).
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
 
@@ -407,7 +407,7 @@ def left_jacobian(xi):
     >>> bool(np.allclose(left_jacobian(xi), Ad(exp(xi)) @ right_jacobian(xi)))
     True
     """
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     J = so3.left_jacobian(xi[ANG])
     return _blocks(J, _Z3, _Q(xi[ANG], xi[LIN]), J)
 
@@ -416,7 +416,7 @@ def right_jacobian(xi):
     """Right Jacobian J_r(ξ) of SE(3) (6x6).
 
     Convention: exp(ξ + δ) ≈ exp(ξ) exp(J_r(ξ) δ) for small δ; J_r(ξ) = J_l(−ξ)
-    (seed 001 李群导数, with the derivative taken on the right).
+    ([LG, 李群导数], with the derivative taken on the right).
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
 
@@ -424,13 +424,13 @@ def right_jacobian(xi):
     >>> bool(np.allclose(right_jacobian(xi), left_jacobian(-xi)))
     True
     """
-    return left_jacobian(-_vector(xi, 6, "xi"))
+    return left_jacobian(-vector(xi, 6, "xi"))
 
 
 def left_jacobian_inv(xi):
     """Inverse left Jacobian J_l(ξ)⁻¹ = [[J⁻¹, 0], [−J⁻¹QJ⁻¹, J⁻¹]] (6x6).
 
-    Convention: log(exp(ε) exp(ξ)) ≈ ξ + J_l(ξ)⁻¹ ε for small ε (seed 001 李群导数:
+    Convention: log(exp(ε) exp(ξ)) ≈ ξ + J_l(ξ)⁻¹ ε for small ε ([LG, 李群导数]:
     ẋ = J_l⁻¹ x_d); singular where |ω| is a nonzero multiple of 2π.
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
@@ -439,7 +439,7 @@ def left_jacobian_inv(xi):
     >>> bool(np.allclose(left_jacobian_inv(xi) @ left_jacobian(xi), np.eye(6)))
     True
     """
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     Ji = so3.left_jacobian_inv(xi[ANG])
     return _blocks(Ji, _Z3, -Ji @ _Q(xi[ANG], xi[LIN]) @ Ji, Ji)
 
@@ -447,7 +447,7 @@ def left_jacobian_inv(xi):
 def right_jacobian_inv(xi):
     """Inverse right Jacobian J_r(ξ)⁻¹ = J_l(−ξ)⁻¹ (6x6).
 
-    Convention: log(exp(ξ) exp(ε)) ≈ ξ + J_r(ξ)⁻¹ ε for small ε (seed 001 李群导数).
+    Convention: log(exp(ξ) exp(ε)) ≈ ξ + J_r(ξ)⁻¹ ε for small ε ([LG, 李群导数]).
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
 
@@ -455,4 +455,4 @@ def right_jacobian_inv(xi):
     >>> bool(np.allclose(right_jacobian_inv(xi) @ right_jacobian(xi), np.eye(6)))
     True
     """
-    return left_jacobian_inv(-_vector(xi, 6, "xi"))
+    return left_jacobian_inv(-vector(xi, 6, "xi"))

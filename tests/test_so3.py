@@ -8,6 +8,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lessonlib import _rodrigues as rodrigues
 from lessonlib import so3
 
 N = 300                      # random samples per seeded identity test
@@ -53,7 +54,7 @@ def test_hat_explicit_entries():
 
 
 def test_bracket_of_so3_basis_is_cross_product():
-    """seed 001 so(3) 换位子: [X, Y] = Z, [Z, X] = Y, [Y, Z] = X for the coordinate axes."""
+    """[LG, 换位子], so(3): [X, Y] = Z, [Z, X] = Y, [Y, Z] = X for the coordinate axes."""
     X, Y, Z = (so3.hat(e) for e in I3)
     np.testing.assert_array_equal(X @ Y - Y @ X, Z)
     np.testing.assert_array_equal(Z @ X - X @ Z, Y)
@@ -201,7 +202,7 @@ def test_exp_of_axis_and_angle():
 
 
 def test_exp_is_rotation_of_a_point_by_adjoint_identity():
-    """Ad for SO(3): R hat(w) Rᵀ = hat(R w) (seed 001 so(3) 伴随)."""
+    """Ad for SO(3): R hat(w) Rᵀ = hat(R w) ([LG, 伴随表示], so(3))."""
     rng = np.random.default_rng(11)
     for _ in range(N):
         R, w = so3.exp(random_phi(rng)), rng.normal(size=3)
@@ -252,7 +253,7 @@ def test_jacobian_identities():
 
 
 def test_left_jacobian_is_the_series_of_seed_001():
-    """J_l(φ) = Σ [φ]ᵏ/(k+1)! (seed 001 李群导数)."""
+    """J_l(φ) = Σ [φ]ᵏ/(k+1)! ([LG, 李群导数])."""
     rng = np.random.default_rng(14)
     for _ in range(50):
         W = so3.hat(random_phi(rng, 3.0))
@@ -266,13 +267,13 @@ def test_left_jacobian_is_the_series_of_seed_001():
 # --- accuracy near 0 against high-precision sympy ---------------------------------------------
 
 t = sp.Symbol("t", positive=True)
-COEFFICIENTS = {                       # private helpers of so3, the closed forms they stand for
-    "_a": sp.sin(t) / t,
-    "_b": (1 - sp.cos(t)) / t**2,
-    "_c": (t - sp.sin(t)) / t**3,
-    "_d": 1 / t**2 - (1 + sp.cos(t)) / (2 * t * sp.sin(t)),
-    "_db": (sp.sin(t) / t - 2 * (1 - sp.cos(t)) / t**2) / t**2,
-    "_dc": ((1 - sp.cos(t)) / t**2 - 3 * (t - sp.sin(t)) / t**3) / t**2,
+COEFFICIENTS = {                       # lessonlib._rodrigues: the closed forms they stand for
+    "a": sp.sin(t) / t,
+    "b": (1 - sp.cos(t)) / t**2,
+    "c": (t - sp.sin(t)) / t**3,
+    "d": 1 / t**2 - (1 + sp.cos(t)) / (2 * t * sp.sin(t)),
+    "db": (sp.sin(t) / t - 2 * (1 - sp.cos(t)) / t**2) / t**2,
+    "dc": ((1 - sp.cos(t)) / t**2 - 3 * (t - sp.sin(t)) / t**3) / t**2,
 }
 THETAS = [1e-300, 1e-12, 1e-8, 1e-5, 1e-3, 0.1, 0.7, 1.3, 2.0, 2.49, 2.51, 3.0, math.pi - 1e-9]
 
@@ -284,7 +285,7 @@ def exact(expr, theta):
 
 @pytest.mark.parametrize("name", sorted(COEFFICIENTS))
 def test_coefficients_are_relatively_accurate(name):
-    f = getattr(so3, name)
+    f = getattr(rodrigues, name)
     for theta in THETAS:
         ref = exact(COEFFICIENTS[name], theta) if theta > 1e-200 else exact(
             sp.limit(COEFFICIENTS[name], t, 0), 1.0)

@@ -379,7 +379,7 @@ class ArmView:
         self.camera = p3.PerspectiveCamera(position=tuple(position), up=tuple(up), fov=self.FOV,
                                            aspect=self.width / self.height, near=0.01 * R, far=100 * R,
                                            quaternion=tuple(geometry.look_at_quaternion(position, np.zeros(3), up)))
-        self.fit = None                  # (look-at point, camera axes, distance) of the last fit
+        self.fit = None                  # (the world point at the look-at point, the world's scale) of the last fit
         self.controls = p3.OrbitControls(controlling=self.camera)
         self.renderer = p3.Renderer(camera=self.camera, scene=self.scene, controls=[self.controls],
                                     width=self.width, height=self.height, antialias=True,
@@ -390,19 +390,30 @@ class ArmView:
         """World points (k, 3) the view shows now: arm, ghost, arrows, free frames and the base."""
         return drawn_points(self.model, self.q, ghost=self.ghost_q, arrows=self._arrows, poses=self._frames)
 
+    def _camera_axes(self):
+        """The camera's axes (columns: right, up, toward the camera) from where it is now (a user's orbit included)."""
+        position = np.array(self.camera.position, dtype=float)
+        z = position / np.linalg.norm(position)
+        up = geometry.up_vector(self.model)
+        x = np.cross(up, z)
+        x = geometry._perpendicular(z) if np.linalg.norm(x) < 1e-9 else x / np.linalg.norm(x)
+        return np.column_stack([x, np.cross(z, x), z])
+
     def _screen(self, points):
-        """Normalised screen coordinates (k, 2) of world ``points`` in the fitted camera (|x|, |y| ≤ 1 on the canvas)."""
-        centre, axes, distance = self.fit
-        X = (np.asarray(points) - centre) @ axes                 # camera axes: x right, y up, z toward the camera
+        """Normalised screen coordinates (k, 2) of world ``points`` as the camera sees them (|x|, |y| ≤ 1: on the canvas)."""
+        centre, scale = self.fit
+        X = scale * (np.asarray(points) - centre) @ self._camera_axes()
         t = np.tan(np.radians(self.FOV) / 2)
-        depth = distance - X[:, 2]
+        depth = np.linalg.norm(self.camera.position) - X[:, 2]
         return np.c_[X[:, 0] / (depth * t * self.width / self.height), X[:, 1] / (depth * t)]
 
     def _fit_camera(self, force=False):
-        """Frame :meth:`drawn_points` when they leave the canvas or shrink below ``REFIT_SHRINK`` of it.
+        """Frame :meth:`drawn_points` when they come near the canvas edge or shrink below ``REFIT_SHRINK`` of it.
 
-        The camera keeps its direction (an orbit by the user stays); the look-at point moves to the
-        middle of the drawing on screen and the distance makes the drawing fill ``FILL`` of the canvas.
+        The camera itself never moves (a user's orbit and zoom stay theirs, and nothing fights the
+        browser's OrbitControls): the fit is the ``world`` group's matrix, which moves the middle of
+        the drawing on screen to the look-at point and scales the scene so that it fills ``FILL`` of
+        the canvas — the same picture as moving the camera closer or farther.
         """
         P = self.drawn_points()
         if not force and self.fit is not None:
@@ -410,12 +421,7 @@ class ArmView:
             span = float(np.max(xy.max(axis=0) - xy.min(axis=0))) / 2
             if np.all(np.abs(xy) <= self.REFIT_EDGE) and span >= self.REFIT_SHRINK * self.FILL:
                 return
-        position = np.array(self.camera.position, dtype=float)
-        z = geometry.view_direction(self.model) if np.linalg.norm(position) < 1e-12 else position / np.linalg.norm(position)
-        up = geometry.up_vector(self.model)
-        x = np.cross(up, z)
-        x = geometry._perpendicular(z) if np.linalg.norm(x) < 1e-9 else x / np.linalg.norm(x)
-        axes = np.column_stack([x, np.cross(z, x), z])
+        axes = self._camera_axes()
         lo, hi = geometry.bounding_box(P)
         centre = (lo + hi) / 2
         X = (P - centre) @ axes
@@ -426,11 +432,11 @@ class ArmView:
         t_h = t_v * self.width / self.height
         distance = float(np.max(X[:, 2] + np.maximum((np.abs(X[:, 0]) + pad) / t_h, (np.abs(X[:, 1]) + pad) / t_v)))
         distance = max(distance, float(X[:, 2].max()) + 0.2 * self.size.R)
-        self.fit = (centre, axes, distance)
-        self.world.matrix = geometry.three_matrix(self._pose(np.eye(3), -centre))
-        self.camera.near, self.camera.far = 0.01 * distance, 100 * distance
-        self.camera.position = tuple(distance * z)
-        self.camera.quaternion = tuple(geometry.look_at_quaternion(distance * z, np.zeros(3), up))
+        scale = float(np.linalg.norm(self.camera.position)) / distance
+        self.fit = (centre, scale)
+        M = np.eye(4)
+        M[:3, :3], M[:3, 3] = scale * np.eye(3), -scale * centre
+        self.world.matrix = geometry.three_matrix(M)
 
     @staticmethod
     def _pose(R, p):

@@ -339,7 +339,9 @@ def run_full(path, *, timeout=1800, kernel_name="python3", log=print):
     t0 = time.monotonic()
     try:
         client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, record_timing=False,
-                                store_widget_state=False, resources={"metadata": {"path": str(path.parent)}})
+                                store_widget_state=True, resources={"metadata": {"path": str(path.parent)}})
+        # store_widget_state=True: nbclient's Output-widget capture (interactive_output) needs the widget
+        # state it keeps; the state itself is not stored (dropped below), the static pictures are.
         with client.setup_kernel(cwd=str(path.parent)):
             info = client.wait_for_reply(client.kc.kernel_info())
             nb.metadata["language_info"] = info["content"]["language_info"]
@@ -367,6 +369,7 @@ def run_full(path, *, timeout=1800, kernel_name="python3", log=print):
             out["data"]["image/png"] = png
         else:
             out["data"].pop("image/png", None)
+    nb.metadata.pop("widgets", None)
     nb.metadata[META_KEY] = {"outputs": FULL_RUN, "code_sha256": code_hash(nb)}
     nbformat.validate(nb)
     nbformat.write(nb, path)

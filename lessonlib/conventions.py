@@ -33,6 +33,10 @@ LIN = slice(3, 6)
 BASE = -1
 #: Default gravity (world frame, m/s²).
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+#: Default gravity of the planar sample arms, which move in the x–y plane with "up" along +y.
+PLANAR_GRAVITY = (0.0, -9.81, 0.0)
+#: Gravity switched off: what the inverse dynamics needs for ``c(q, q̇)``, ``M``'s columns and ``Jᵀ F``.
+ZERO_GRAVITY = (0.0, 0.0, 0.0)
 
 # --- named tolerances -------------------------------------------------------------------------
 #: Below this rotation angle (rad) the Lie-group functions switch to series expansions.
@@ -54,7 +58,9 @@ ASSEMBLY_TOL = 1e-12
 #: Closed chains: a state is "on the constraint" when ``|φ|``, ``|G q̇|``, ``|G q̈ − γ|`` are below this
 #: (relative to the size of the terms, plus this much absolutely).
 CONSISTENCY_TOL = 1e-7
-#: Singular values below ``RANK_TOL · σ_max`` count as zero (rank of a constraint Jacobian, SVD NOC).
+#: Singular values below ``RANK_TOL · σ_max`` count as zero (rank of a constraint Jacobian, SVD NOC, a
+#: chain Jacobian); so do the pivots of a mass matrix below ``RANK_TOL`` times its scale (Cholesky,
+#: ABA's ``D_i``): a singular ``M`` is reported, never divided by.
 RANK_TOL = 1e-10
 
 

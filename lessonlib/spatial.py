@@ -103,6 +103,16 @@ def inertia(m, c, I_c):
     return G
 
 
+def mass(G):
+    """The mass ``m`` of a spatial inertia ``G`` (its linear block is ``m·1`` about any point; stacks too).
+
+    >>> float(mass(inertia(2.5, [0.1, 0.0, 0.0], np.eye(3) * 0.01)))
+    2.5
+    """
+    G = np.asarray(G, dtype=float)
+    return G[..., LIN, LIN][..., 0, 0][()]
+
+
 def inertia_params(G, name="G"):
     """Inverse of :func:`inertia`: ``(m, c, I_c)`` from a spatial inertia about the origin.
 
@@ -116,9 +126,9 @@ def inertia_params(G, name="G"):
         raise ValueError(f"{name}: expected a 6x6 spatial inertia, got shape {G.shape}")
     if not np.all(np.isfinite(G)):
         raise ValueError(f"{name}: contains non-finite values")
-    m = float(G[3, 3])
+    m = float(mass(G))
     if not m > 0:
-        raise ValueError(f"{name}: mass (G[3,3]) must be > 0, got {m}")
+        raise ValueError(f"{name}: mass (the linear block m·1) must be > 0, got {m}")
     mC = G[ANG, LIN]
     c = so3.vee(0.5 * (mC - mC.T)) / m
     C = so3.hat(c)

@@ -23,17 +23,17 @@ import numpy as np
 import sympy as sp
 
 from .. import se3, spatial
+from ..conventions import PLANAR_GRAVITY
 from ..dynamics import rnea
 from ..kinematics import jacobian
 from ..model import Frame, Joint, Model
-from .closed import ClosedChainModel, LoopConstraint
+from .loops import ClosedChainModel, LoopConstraint
 from .compose import attach
 
 __all__ = ["PLANAR_GRAVITY", "FourBarParams", "FOUR_BAR", "four_bar", "four_bar_angles", "four_bar_q",
            "grashof", "crank_motion", "FourBarLagrange", "four_bar_lagrange", "FiveBarParams", "FIVE_BAR",
            "five_bar_chains", "five_bar", "five_bar_state", "circle_path", "parallel_inverse_dynamics"]
 
-PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 _Z = np.array([0.0, 0.0, 1.0])
 
 

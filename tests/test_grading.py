@@ -26,7 +26,9 @@ import pytest
 from lessonlib.grading import authoring, copydetect, protocol
 from lessonlib.grading.checker import load_exercise, run_check
 from lessonlib.grading.client import CheckFailed, local_function, preview_seed
-from lessonlib.grading.grader import CSV_COLUMNS, JudgeProcess, Options
+from lessonlib.grading.grader import Options
+from lessonlib.grading.judge_process import JudgeProcess
+from lessonlib.grading.reports import CSV_COLUMNS
 from lessonlib.grading.notebook import (build_graded, load_reference, parse_student_id, read_submission,
                                         ReferenceNotebookError)
 from lessonlib.grading.sandbox import build_sandbox

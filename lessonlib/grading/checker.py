@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..conventions import GRADE_ATOL
-from .client import CheckFailed, StudentError
+from .errors import CheckFailed, StudentError
 from .protocol import ProtocolError
 
 #: Statuses a check verdict can have (the grader adds its own: see ``grader.STATUSES``).

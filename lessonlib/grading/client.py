@@ -26,6 +26,7 @@ import sys
 import traceback
 
 from . import protocol
+from .errors import CheckFailed, NotAvailableWhileGrading, StudentError   # noqa: F401 (re-exported)
 
 #: Environment variables the grader sets in the graded kernel (the address and the run's token).
 JUDGE_ENV = "LESSONLIB_JUDGE"
@@ -36,22 +37,6 @@ STUDENT_ENV = "LESSONLIB_STUDENT_ID"
 PRINT_LIMIT = 2000
 #: How long the client waits for the judge's next message (seconds); the cell timeout comes first.
 JUDGE_WAIT = 600.0
-
-
-class CheckFailed(AssertionError):
-    """A check did not pass; the message says what was expected and what the function gave."""
-
-
-class NotAvailableWhileGrading(ImportError):
-    """Raised by the graded kernel's stand-ins for the library functions an exercise asks for."""
-
-
-class StudentError(Exception):
-    """A student function raised, printed too much, or returned something that is not plain data."""
-
-    def __init__(self, kind, message, where="", printed=""):
-        super().__init__(f"{kind}: {message}")
-        self.kind, self.message, self.where, self.printed = kind, message, where, printed
 
 
 class _LimitedBuffer(io.StringIO):

@@ -37,7 +37,7 @@ import threading
 
 from . import protocol
 from .checker import FAILED, load_exercise, run_check
-from .client import StudentError
+from .errors import StudentError
 
 #: Attempts per check id judged in one graded run.
 MAX_ATTEMPTS = 3

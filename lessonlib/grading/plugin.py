@@ -185,7 +185,7 @@ class _InnerReport:
     @pytest.hookimpl
     def pytest_unconfigure(self, config):
         self.fh.close()
-        from .grader import descendants                   # noqa: PLC0415
+        from .processes import descendants                  # noqa: PLC0415
         for pid in descendants(os.getpid()):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -245,21 +245,21 @@ class _Grading:
 
     @pytest.hookimpl
     def pytest_sessionfinish(self, session):
-        from . import grader                              # noqa: PLC0415
+        from . import reports                             # noqa: PLC0415
         if hasattr(self.config, "workerinput") or not self.results:
             return
         results = list(self.results.values())
         opt = self.config.option
         if opt.lessonlib_out:
-            grader.write_csv(results, opt.lessonlib_out)
+            reports.write_csv(results, opt.lessonlib_out)
         if opt.lessonlib_json:
-            grader.write_json(results, opt.lessonlib_json)
+            reports.write_json(results, opt.lessonlib_json)
         if opt.lessonlib_feedback:
-            grader.write_feedback(results, opt.lessonlib_feedback)
+            reports.write_feedback(results, opt.lessonlib_feedback)
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter):
-        from .grader import summary_table                 # noqa: PLC0415
+        from .reports import summary_table                # noqa: PLC0415
         if self.results:
             terminalreporter.write_sep("=", "lessonlib grades")
             terminalreporter.write_line(summary_table(list(self.results.values())))

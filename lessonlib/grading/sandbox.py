@@ -34,10 +34,10 @@ DENIED_PACKAGES = ("modern_robotics", "roboticstoolbox", "spatialmath", "spatial
 #: Module-name prefixes refused too (the editable-install finder of the real lessonlib).
 DENIED_PREFIXES = ("__editable__",)
 #: Grader modules a graded kernel gets (the rest of lessonlib.grading stays out).
-KERNEL_GRADING_MODULES = ("__init__.py", "client.py", "protocol.py")
+KERNEL_GRADING_MODULES = ("__init__.py", "client.py", "errors.py", "protocol.py")
 
 _STUB_MODULE = '''"""Not available while grading: exercise {exercise} asks you to write this yourself."""
-from lessonlib.grading.client import NotAvailableWhileGrading as _NotAvailable
+from lessonlib.grading.errors import NotAvailableWhileGrading as _NotAvailable
 
 
 def __getattr__(name):
@@ -49,7 +49,7 @@ def __getattr__(name):
 
 _STUB_FUNCTION = '''def {name}(*args, **kwargs):
     """Not available while grading (exercise {exercise} asks you to write it yourself)."""
-    from lessonlib.grading.client import NotAvailableWhileGrading
+    from lessonlib.grading.errors import NotAvailableWhileGrading
     raise NotAvailableWhileGrading("{module}.{name} is not available while grading "
                                    "(exercise {exercise} asks you to write it yourself)")
 '''

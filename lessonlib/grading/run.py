@@ -1,0 +1,148 @@
+"""One graded run: the judge, the sandbox, the graded notebook, and ``pytest --nbval`` on it.
+
+:func:`graded_run` starts the judge (:mod:`.judge_process`), writes the sandbox the kernel sees
+(:mod:`.sandbox`) and the graded notebook (:func:`~.notebook.build_graded`), runs nbval in its
+own session with a per-notebook deadline, collects the per-cell records nbval's inner plugin
+writes on a pipe and the judge's verdict lines, and leaves nothing running. What it returns is
+raw material for :mod:`.verdict`; it decides no status itself.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .judge_process import JudgeProcess
+from .notebook import KERNEL_NAME, build_graded
+from .processes import clean_env, kill_tree, sweep
+from .sandbox import build_sandbox
+
+#: Bytes of nbval's own log kept for a grader-error message.
+LOG_TAIL = 4000
+
+
+@dataclass
+class RunRecord:
+    """What a graded run saw: the cell roles, nbval's per-cell records, the judge's verdicts.
+
+    ``finished``: nbval ended before the notebook's deadline; ``run_error``: why the notebook did
+    not run (nbval could not start, or was killed); ``grader_error``: a failure that voids the run
+    (the judge failed); ``notes``: for the instructor (e.g. where ``--keep`` left the files).
+    """
+
+    roles: list = field(default_factory=list)
+    cells: dict = field(default_factory=dict)
+    verdicts: list = field(default_factory=list)
+    finished: bool = False
+    run_error: str = ""
+    grader_error: str = ""
+    notes: list = field(default_factory=list)
+
+
+def _read_report(stream, cells, limit=2**20):
+    """Collect nbval's per-cell records from the report pipe (at most ``limit`` bytes)."""
+    read = 0
+    for line in stream:
+        read += len(line)
+        if read > limit:
+            continue                                      # keep draining: never block the writer
+        try:
+            rec = json.loads(line)
+            cells[int(rec["cell"])] = rec
+        except (ValueError, KeyError, TypeError):
+            continue
+
+
+def _tail(path, n=LOG_TAIL):
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - n))
+            return fh.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
+    """Run ``pytest --nbval`` on the graded notebook in its own session.
+
+    Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
+    a pipe the nbval process inherits (no file another process could rewrite).
+    """
+    ini = run_dir / "pytest.ini"
+    ini.write_text("[pytest]\n", encoding="utf-8")
+    runtime = run_dir / "runtime"
+    runtime.mkdir()
+    read_end, write_end = os.pipe()
+    cmd = [options.python, "-I", "-m", "lessonlib.grading.nbval_run", "-p", "nbval.plugin",
+           "-p", "lessonlib.grading.plugin", "--nbval", "--nbval-kernel-name", KERNEL_NAME,
+           "--nbval-cell-timeout", str(options.cell_timeout), "--nbval-kernel-startup-timeout", "60",
+           "--lessonlib-inner-report", f"fd:{write_end}", "-q", "--tb=no", "-p", "no:cacheprovider",
+           "-c", str(ini), "--rootdir", str(run_dir), str(nb_path)]
+    env = clean_env(JUPYTER_PATH=jupyter_path, JUPYTER_RUNTIME_DIR=runtime, PYTEST_DISABLE_PLUGIN_AUTOLOAD=1,
+                    PYTHONDONTWRITEBYTECODE=1)
+    cells = {}
+    with open(run_dir / "nbval.log", "wb") as log, os.fdopen(read_end, encoding="utf-8", errors="replace") as rep:
+        try:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
+        finally:
+            os.close(write_end)
+        judge.trust(proc.pid)
+        reader = threading.Thread(target=_read_report, args=(rep, cells), daemon=True)
+        reader.start()
+        try:
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+            finished = True
+        except subprocess.TimeoutExpired:
+            finished = False
+        finally:
+            if proc.poll() is None:
+                kill_tree(proc)
+        reader.join(timeout=10)
+    return finished, dict(cells), proc.returncode
+
+
+def graded_run(reference, exercise, submission, options):
+    """Run ``submission``'s answers in the reference's graded notebook; a :class:`RunRecord`."""
+    deadline = time.monotonic() + options.timeout
+    root = Path(tempfile.mkdtemp(prefix="lessonlib-grade-"))
+    kernel_root = Path(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
+    workdir = kernel_root / "cwd"                         # the kernel's cwd: empty, and so is its parent
+    workdir.mkdir()
+    run_dir = root / "run"
+    run_dir.mkdir()
+    record, judge = RunRecord(), None
+    try:
+        judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root))
+        jupyter_path = build_sandbox(root / "sandbox", exercise, judge_address=judge.address, token=judge.token,
+                                     workdir=workdir, python=options.python)
+        nb, record.roles = build_graded(reference, submission)
+        nb_path = run_dir / "graded.ipynb"
+        nbformat.write(nb, str(nb_path))
+        record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline)
+        record.verdicts = judge.stop()
+        if judge.proc.returncode and not record.verdicts:
+            record.grader_error = "the judge failed:\n" + _tail(root / "judge.log")
+            record.run_error = record.grader_error
+        elif record.finished and status is not None and status < 0:
+            record.run_error = f"the nbval process was killed by signal {-status} (from the notebook's code?)"
+        elif not record.cells and record.finished:
+            record.run_error = "nbval did not run the notebook:\n" + _tail(run_dir / "nbval.log")
+    finally:
+        if judge is not None:
+            judge.kill()
+        sweep(root, workdir)
+        if options.keep:
+            record.notes.append(f"kept: {root} (kernel cwd {workdir})")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(kernel_root, ignore_errors=True)
+    return record

@@ -1,0 +1,95 @@
+"""The verdict rule, one case per status: (cell outcome, judge records, flags) → (status, message).
+
+:func:`lessonlib.grading.verdict.verdict` is pure, so every status is reached here without a kernel;
+the graded runs of ``test_grading.py`` show the same statuses coming out of real runs.
+"""
+import pytest
+
+from lessonlib.grading.copydetect import Copy
+from lessonlib.grading.verdict import STATUSES, CellOutcome, Flags, all_checks, cell_outcomes, verdict
+from lessonlib.grading.notebook import CellRole
+
+PASS = {"check": "c", "attempt": 1, "passed": True, "status": "passed", "message": ""}
+FAIL = {"check": "c", "attempt": 1, "passed": False, "status": "failed",
+        "message": "✗ [c] title\nexpected\n    [1.]\ngot\n    [2.]"}
+COPY = Copy("answer-rnea", "rnea", "lessonlib.dynamics.rnea.rnea", 0.97)
+
+# status -> (cell, judge records, flags, a phrase the message must contain)
+CASES = {
+    "passed": (CellOutcome("passed"), [PASS], Flags(), ""),
+    "failed": (CellOutcome("failed", "CheckFailed: ✗ [c]"), [FAIL], Flags(), "expected\n    [1.]\ngot\n    [2.]"),
+    "used-library": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [], Flags(answer_errors=(
+        ("answer-rnea", "NotAvailableWhileGrading: lessonlib.dynamics.rnea is not available while grading"),)),
+        "answer cell 'answer-rnea' raised: NotAvailableWhileGrading"),
+    "copied-from-library": (CellOutcome("passed"), [PASS], Flags(copy=COPY),
+                            "97% identical (code structure, names ignored) to the library's lessonlib.dynamics.rnea"),
+    "output-mismatch": (CellOutcome("failed", "printed 'debug'"), [PASS], Flags(), "output differed"),
+    "unverified": (CellOutcome("passed"), [], Flags(), "the judge never ran this check"),
+    "error": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [],
+              Flags(answer_errors=(("answer-rnea", "SyntaxError: invalid syntax"),)),
+              "NameError: name 'rnea' is not defined\nanswer cell 'answer-rnea' raised: SyntaxError"),
+    "timeout": (CellOutcome("timeout", "code cell 4 exceeded the cell timeout"), [], Flags(),
+                "ran out of time before this check ran (code cell 4 exceeded the cell timeout)"),
+    "kernel-died": (CellOutcome("kernel-died", "it died in code cell 3"), [], Flags(),
+                    "the kernel died before this check ran (it died in code cell 3)"),
+    "not-run": (CellOutcome("not-run"), [], Flags(run_error="nbval did not run the notebook"),
+                "nbval did not run the notebook"),
+    "checker-error": (CellOutcome("failed", "CheckFailed"), [{**FAIL, "status": "checker-error",
+                                                              "message": "the checker raised KeyError"}], Flags(),
+                      "the checker raised KeyError"),
+    "grader-error": (CellOutcome("passed"), [PASS], Flags(grader_error="the judge failed:\nTraceback"),
+                     "the judge failed"),
+}
+
+
+def test_every_status_but_unreadable_comes_from_the_verdict_rule():
+    assert set(CASES) == set(STATUSES) - {"unreadable"}       # unreadable: the submission never ran
+
+
+@pytest.mark.parametrize("status", sorted(CASES))
+def test_verdict(status):
+    cell, judge, flags, phrase = CASES[status]
+    got, message = verdict(cell=cell, judge=judge, flags=flags)
+    assert got == status
+    assert phrase in message
+    assert (message == "") == (status == "passed")
+
+
+def test_unreadable_is_given_to_every_check_without_a_run():
+    class Ref:
+        checks = [type("C", (), {"id": "a", "points": 2}), type("C", (), {"id": "b", "points": 3})]
+    checks = all_checks(Ref, "unreadable", "not a Jupyter notebook")
+    assert [(c.check, c.points, c.max_points, c.status) for c in checks.values()] == [
+        ("a", 0, 2, "unreadable"), ("b", 0, 3, "unreadable")]
+
+
+def test_a_pass_needs_both_nbval_and_the_judge():
+    for cell, judge in ((CellOutcome("passed"), [FAIL]), (CellOutcome("passed"), []),
+                        (CellOutcome("failed"), [PASS]), (CellOutcome("timeout"), [PASS])):
+        assert verdict(cell=cell, judge=judge, flags=Flags())[0] != "passed"
+    # a later attempt's pass counts (the check cell was re-run in the notebook)
+    assert verdict(cell=CellOutcome("passed"), judge=[FAIL, PASS], flags=Flags())[0] == "passed"
+    # a pass recorded while the cell timed out keeps the cell's state
+    assert verdict(cell=CellOutcome("timeout"), judge=[PASS], flags=Flags())[0] == "timeout"
+
+
+def test_an_unknown_judge_status_becomes_failed_and_a_bad_cell_state_is_refused():
+    assert verdict(cell=CellOutcome("failed"), judge=[{**FAIL, "status": "hacked"}], flags=Flags())[0] == "failed"
+    with pytest.raises(ValueError, match="cell: expected a state in"):
+        verdict(cell=CellOutcome("fine"), judge=[], flags=Flags())
+
+
+def test_cell_outcomes_apply_the_runs_context():
+    roles = [CellRole("setup"), CellRole("answer", "a1"), CellRole("check", "c1"), CellRole("answer", "a2"),
+             CellRole("check", "c2"), CellRole("check", "c3")]
+    ok = {"outcome": "passed"}
+    timed = cell_outcomes(roles, {0: ok, 1: ok, 2: ok, 3: {"outcome": "failed", "timeout": True}}, finished=True)
+    assert {k: o.state for k, o in timed.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
+    assert timed["c2"].error == "code cell 3 exceeded the cell timeout"
+    died = cell_outcomes(roles, {0: ok, 1: ok, 2: ok, 3: {"outcome": "failed", "died": True},
+                                 4: {"outcome": "failed"}}, finished=True)
+    assert {k: o.state for k, o in died.items()} == {"c1": "passed", "c2": "kernel-died", "c3": "kernel-died"}
+    late = cell_outcomes(roles, {0: ok, 1: ok, 2: ok}, finished=False)
+    assert {k: o.state for k, o in late.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
+    unrun = cell_outcomes(roles, {0: ok}, finished=True)
+    assert {o.state for o in unrun.values()} == {"not-run"}

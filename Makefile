@@ -7,7 +7,7 @@ JUPYTER_ARGS ?=
 PYTEST_ARGS  ?=
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast bench venv install-course install-test clean outputs outputs-check
+.PHONY: lab test test-fast bench venv install-course install-test clean outputs outputs-check slides slidefit gallery
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,13 @@ outputs: install-test
 
 outputs-check: install-test
 	$(PY) -m tools.outputs --check $(LESSON)
+
+# Static decks (build/slides/NN_*.slides.html, offline, with the stored outputs) and handouts; then check they fit.
+slides: install-test
+	$(PY) -m tools.slides $(LESSON)
+
+slidefit: slides
+	$(PY) -m tools.slidefit $(SLIDEFIT_ARGS)
 
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"

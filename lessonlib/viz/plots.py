@@ -158,64 +158,153 @@ class LivePlot:
         return _encode_png(self.canvas)
 
 
+def drawn_points(model, q, *, ghost=None, arrows=None, poses=None):
+    """World points (k, 3) that a drawing of ``model`` at ``q`` covers: the base, every link segment end,
+    joint points, COMs, the ghost, arrow origins and tips, and the free frames' origins and axis tips.
+
+    Both back ends frame their view with these (the 3D camera and the static figure's limits).
+    """
+    T = fk(model, q)
+    segments = geometry.link_segments(model)
+    parts = [np.zeros((1, 3)), *geometry.segment_endpoints(model, T, segments),
+             geometry.world_points(model, T, range(model.n), model.com)]
+    if ghost is not None:
+        parts += list(geometry.segment_endpoints(model, fk(model, ghost), segments))
+    for origins, vectors, _ in (arrows or {}).values():
+        o, v = np.atleast_2d(origins), np.atleast_2d(vectors)
+        parts += [o, o + v]
+    for T_pose, length, _ in (poses or {}).values():
+        parts += [T_pose[:3, 3][None], T_pose[:3, 3] + length * T_pose[:3, :3].T]
+    return np.vstack(parts)
+
+
+def _axis_name(e):
+    """``"x"``, ``"y"`` or ``"z"`` (with a sign) when the unit vector ``e`` is a world axis, else None."""
+    k = int(np.argmax(np.abs(e)))
+    if abs(abs(e[k]) - 1.0) > 1e-9:
+        return None
+    return ("" if e[k] > 0 else "−") + "xyz"[k]
+
+
 def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghost=None, arrows=None, poses=None,
-                        reach=None):
-    """Draw ``model`` at ``q`` (default zeros) as a static 3D figure; returns the Axes.
+                        reach=None, fit=True):
+    """Draw ``model`` at ``q`` (default zeros) as a static figure; returns the Axes.
 
     One line per link segment (:func:`lessonlib.viz.geometry.link_segments`, gid ``"link"``), one
-    short line per joint axis (gid ``"joint-axis"``; orange revolute, green prismatic), optional
+    mark per joint axis (gid ``"joint-axis"``; orange revolute, green prismatic), optional
     body frames (``frames=True``), COM markers sized by mass^(1/3) (``com=True``), a grey
     ``ghost`` configuration, ``arrows``: a dict ``name -> (origins, vectors, color)`` in world
     coordinates, and ``poses``: a dict ``name -> (T, length, colors)`` of coordinate frames at world
     poses ``T`` (4×4; three arrows of ``length`` m along its x, y, z axes in ``colors``, gid
-    ``"pose:name"``). ``reach``: the half-width of the drawn box in metres (default
-    :func:`lessonlib.viz.geometry.reach`); marker sizes scale with it.
+    ``"pose:name"``).
+
+    A **planar** arm (every joint axis parallel, :func:`lessonlib.viz.geometry.is_planar`) is drawn in
+    2D, in its plane, with equal aspect (a revolute axis, perpendicular to the plane, is a dot); any
+    other arm in 3D. ``ax``: the Axes to draw into (a 2D Axes gives the planar drawing, a 3D one the
+    3D drawing); None makes a new figure of the right kind. ``fit``: axis limits tight around
+    everything drawn (:func:`drawn_points`), equal scale on every axis; False: the box ±``reach``.
+    ``reach``: the scene size in metres (default :func:`lessonlib.viz.geometry.reach`); marker sizes
+    scale with it.
     """
     q = np.zeros(model.n) if q is None else model.check_q(q)
+    ghost = None if ghost is None else model.check_q(ghost, "ghost")
     if ax is None:
-        _, ax = new_figure(5.0, 4.0, projection="3d")
+        planar = geometry.is_planar(model)
+        _, ax = new_figure(5.0, 4.0, projection=None if planar else "3d")
+    flat = getattr(ax, "name", "") != "3d"
     R = geometry.reach(model) if reach is None else geometry.check_reach(reach)
+    if flat:
+        e1, e2 = geometry.plane_axes(model) if geometry.is_planar(model) else (np.eye(3)[0], np.eye(3)[1])
+        P = np.vstack([e1, e2])                                  # world → plane coordinates
+
+        def xy(*points):
+            return tuple(np.atleast_2d(points) @ P.T)
+
+        def line(a, b, **kw):
+            return ax.plot(*np.transpose(xy(a, b)), **kw)
+    else:
+        def line(a, b, **kw):
+            return ax.plot(*np.transpose([a, b]), **kw)
     segments = geometry.link_segments(model)
     T = fk(model, q)
     if ghost is not None:
-        Tg = fk(model, model.check_q(ghost, "ghost"))
-        for a, b in zip(*geometry.segment_endpoints(model, Tg, segments)):
-            ax.plot(*np.transpose([a, b]), color=COLORS["ghost"], lw=2, alpha=0.5, gid="ghost")
+        for a, b in zip(*geometry.segment_endpoints(model, fk(model, ghost), segments)):
+            line(a, b, color=COLORS["ghost"], lw=2, alpha=0.5, gid="ghost")
     for s, a, b in zip(segments, *geometry.segment_endpoints(model, T, segments)):
-        ax.plot(*np.transpose([a, b]), color=COLORS[s.kind], lw=4 if s.kind == "link" else 2.5,
-                solid_capstyle="round", gid=_GID_LINK)
-    half = 0.08 * R
+        line(a, b, color=COLORS[s.kind], lw=4 if s.kind == "link" else 2.5, solid_capstyle="round", gid=_GID_LINK)
+    half = 0.06 * R
     for i, joint in enumerate(model.joints):
         c = T[i][:3, :3] @ geometry.joint_point(model, i) + T[i][:3, 3]
         e = T[i][:3, :3] @ joint.axis
-        ax.plot(*np.transpose([c - half * e, c + half * e]), color=COLORS[joint.kind], lw=4, gid=_GID_AXIS)
+        if flat and joint.is_revolute:
+            ax.plot(*xy(c)[0], marker="o", ms=9, color=COLORS[joint.kind], mec="white", mew=1.2, gid=_GID_AXIS,
+                    zorder=3)
+        else:
+            line(c - half * e, c + half * e, color=COLORS[joint.kind], lw=3.5, gid=_GID_AXIS)
     if frames:
         for i in range(model.n):
             for k, color in enumerate(FRAME_COLORS):
-                ax.plot(*np.transpose([T[i][:3, 3], T[i][:3, 3] + 0.1 * R * T[i][:3, k]]), color=color, lw=1,
-                        gid="frame")
+                line(T[i][:3, 3], T[i][:3, 3] + 0.1 * R * T[i][:3, k], color=color, lw=1, gid="frame")
     if com:
         c = geometry.world_points(model, T, range(model.n), model.com)
-        ax.scatter(*c.T, s=50 * (model.mass / model.mass.max()) ** (2 / 3), color=COLORS["com_marker"],
-                   depthshade=False, gid="com")
+        sizes = 50 * (model.mass / model.mass.max()) ** (2 / 3)
+        if flat:
+            ax.scatter(*np.transpose(xy(*c)), s=sizes, color=COLORS["com_marker"], gid="com", zorder=4)
+        else:
+            ax.scatter(*c.T, s=sizes, color=COLORS["com_marker"], depthshade=False, gid="com")
     for name, (origins, vectors, color) in (arrows or {}).items():
         o, v = np.atleast_2d(origins), np.atleast_2d(vectors)
-        ax.quiver(*o.T, *v.T, color=color, arrow_length_ratio=0.2, gid=f"arrow:{name}")
+        if flat:
+            (ox, oy), (vx, vy) = np.transpose(xy(*o)), np.transpose(xy(*v))
+            ax.quiver(ox, oy, vx, vy, color=color, angles="xy", scale_units="xy", scale=1, width=0.006,
+                      gid=f"arrow:{name}", zorder=5)
+        else:
+            ax.quiver(*o.T, *v.T, color=color, arrow_length_ratio=0.2, gid=f"arrow:{name}")
     for name, (T_pose, length, colors) in (poses or {}).items():
         for k, color in enumerate(colors):
-            ax.quiver(*T_pose[:3, 3], *(length * T_pose[:3, k]), color=color, arrow_length_ratio=0.2,
-                      gid=f"pose:{name}")
-    ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
-    ax.set(xlim=(-R, R), ylim=(-R, R), zlim=(-R, R), xlabel="x (m)", ylabel="y (m)", zlabel="z (m)")
-    ax.set_box_aspect((1, 1, 1), zoom=1.15)
-    ax.grid(False)                       # a grid triples the PNG size and adds little here
-    up = geometry.up_vector(model)
-    d = geometry.view_direction(model)
-    if abs(up[2]) > 0.9:        # z up: matplotlib's own "up"
-        ax.view_init(elev=np.degrees(np.arcsin(np.clip(d[2], -1, 1))), azim=np.degrees(np.arctan2(d[1], d[0])))
-    else:                       # planar arm in the x-y plane: look down z, y up
-        ax.view_init(elev=90, azim=-90)
-    ax.set_title(model.name, fontsize=9)
+            if flat:
+                (ox, oy), (vx, vy) = xy(T_pose[:3, 3])[0], xy(length * T_pose[:3, k])[0]
+                ax.quiver([ox], [oy], [vx], [vy], color=color, angles="xy", scale_units="xy", scale=1, width=0.006,
+                          gid=f"pose:{name}")
+            else:
+                ax.quiver(*T_pose[:3, 3], *(length * T_pose[:3, k]), color=color, arrow_length_ratio=0.2,
+                          gid=f"pose:{name}")
+    points = drawn_points(model, q, ghost=ghost, arrows=arrows, poses=poses)
+    if flat:
+        points = np.array(xy(*points))
+    if fit:
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        margin = 0.06 * max(float(np.max(hi - lo)), 1e-3) + 0.5 * half
+        lo, hi = geometry.bounding_box(np.vstack([lo - margin, hi + margin]), floor=0.5 * float(np.max(hi - lo)))
+    else:
+        lo, hi = -R * np.ones(points.shape[1]), R * np.ones(points.shape[1])
+    if flat:
+        ax.plot(*xy(np.zeros(3))[0], marker="s", ms=7, color="#555555")
+        (x0, y0), (x1, y1) = lo, hi
+        ax.set_xlim(x0, x1)
+        ax.set_ylim(y0, y1)
+        ax.set_aspect("equal", adjustable="datalim")
+        n1, n2 = (_axis_name(e) for e in (e1, e2))
+        ax.set_xlabel(f"{n1} (m)" if n1 else "along the plane (m)")
+        ax.set_ylabel(f"{n2} (m)" if n2 else "up the plane (m)")
+        ax.grid(alpha=0.25)
+    else:
+        ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
+        ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))
+        for axis, label in zip((ax.xaxis, ax.yaxis, ax.zaxis), "xyz"):
+            axis.set_label_text(label, fontsize=9)
+            axis.labelpad = -4
+        ax.set_box_aspect(tuple(hi - lo), zoom=1.0)           # equal scale on every axis, no empty cube
+        ax.locator_params(nbins=4)
+        ax.tick_params(labelsize=8, pad=0)
+        ax.grid(False)                                         # a grid triples the PNG size and adds little here
+        up = geometry.up_vector(model)
+        d = geometry.view_direction(model)
+        if abs(up[2]) > 0.9:        # z up: matplotlib's own "up"
+            ax.view_init(elev=np.degrees(np.arcsin(np.clip(d[2], -1, 1))), azim=np.degrees(np.arctan2(d[1], d[0])))
+        else:
+            ax.view_init(elev=90, azim=-90)
+    ax.set_title(model.name if flat else f"{model.name}   (x, y, z in m)", fontsize=10)
     return ax
 
 
@@ -426,6 +515,6 @@ def inertia_ellipsoid(ax, I_c, mass=None, *, center=(0.0, 0.0, 0.0), R=None, col
     return wire
 
 
-__all__ = ["draw_arm_matplotlib", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
+__all__ = ["draw_arm_matplotlib", "drawn_points", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
            "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot",
            "gyration_axes", "inertia_ellipsoid"]

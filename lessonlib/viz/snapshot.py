@@ -174,7 +174,7 @@ def widget_image(widget):
         return None
     view = view_of_renderer(widget)
     if view is not None:
-        return _png_image(view.static_png())
+        return _png_image(view.static_png(legend=False))     # the legend is a widget of its own (HTML)
     if isinstance(widget, w.Box):
         return _stack([widget_image(c) for c in widget.children], vertical=not isinstance(widget, w.HBox))
     if isinstance(widget, w.Image):

@@ -1,7 +1,7 @@
 """Forward kinematics, Jacobians and body twists of a Model.
 
 Poses: ``fk(model, q)[i] = T_0_i``, the pose of body frame ``i`` in the world, built outward by
-``T_0_i = T_0_p · T_tree[i] · exp([S_i] q_i)`` (product of exponentials, seed 001).
+``T_0_i = T_0_p · T_tree[i] · exp([S_i] q_i)`` (product of exponentials, [LG, 串联机器人运动方程]).
 
 Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not move the body are 0):
 
@@ -10,8 +10,11 @@ Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not
   column ``j`` is ``Ad(T_0_j) S_j``.
 * ``frame="body"`` — the twist in body-frame axes at the body origin (``J_b``):
   column ``j`` is ``Ad(T_i_j) S_j`` with ``T_i_j = T_0_i⁻¹ T_0_j``. ``J_s = Ad(T_0_i) J_b``.
-* ``frame="hybrid"`` — the velocity of the body origin and the angular velocity, both in world axes
-  (the classical geometric Jacobian): ``diag(R_0_i, R_0_i) J_b``.
+* ``frame="hybrid"`` — the angular velocity and the velocity of the body origin, both in world axes:
+  ``diag(R_0_i, R_0_i) J_b``. This is the classical geometric Jacobian of [Siciliano et al. 2009] and
+  [Craig 2005] **with its two halves in the other order**: they stack ``[v; ω]`` (linear rows
+  first), this course ``[ω; v]``; swap the row blocks (``conventions.swap_order(J, kind="columns")``)
+  to compare with them.
 """
 from __future__ import annotations
 
@@ -221,7 +224,7 @@ def jacobian(model, q, body=-1, frame="space"):
 def body_twists(model, q, qd):
     """Body twists ``v_i = [ω_i; v_i]`` of every body in its own frame, shape (n, 6).
 
-    Outward recursion ``v_i = Ad(T_p_i⁻¹) v_p + S_i q̇_i`` (seed 000 §2.2).
+    Outward recursion ``v_i = Ad(T_p_i⁻¹) v_p + S_i q̇_i`` ([WJ §2.2]).
     """
     q = model.check_q(q)
     qd = model.check_q(qd, "qd")

@@ -3,15 +3,15 @@
 =====================  ======  ===========================================================
 sample                 joints  where it comes from
 =====================  ======  ===========================================================
-``pendulum()``         1       seed 000 §2.1: single link, ``τ = I_O q̈ + m g₀ ℓ sin q``
-``planar_2link()``     2       seed 003: two uniform 1 m / 1 kg rods (static check 20, 5 N·m)
-``seed004_2link()``    2       seed 004 §4.2: l = 0.5 m, m = 5 kg, COM at mid-link
+``pendulum()``         1       [WJ §2.1]: single link, ``τ = I_O q̈ + m g₀ ℓ sin q``
+``planar_2link()``     2       [RNE05]: two uniform 1 m / 1 kg rods (static check 20, 5 N·m)
+``seed004_2link()``    2       [DB4 §4.2]: l = 0.5 m, m = 5 kg, COM at mid-link
 ``planar_3link()``     3       a vertical 3-link planar arm (Lagrange lesson, scaling)
 ``rpr_arm()``          3       revolute–prismatic–revolute spatial arm, standard DH
 ``scara()``            4       SCARA (RRPR), standard DH, prismatic quill
 ``branched_tree()``    5       a torso with two 2-link arms (a tree, not a chain)
 ``ur5()``              6       Universal Robots UR5, Lynch & Park's (Modern Robotics) parameters
-``seed002_7dof()``     7       seed 002's 7-DoF arm (modified DH; inertias chosen, see docstring)
+``seed002_7dof()``     7       [SWC16]'s 7-DoF arm (modified DH; inertias chosen, see docstring)
 ``panda()``            7       Franka Emika Panda arm from ``lessonlib/robots/panda.urdf``
 ``chain(n)``           n       an n-link spatial chain for the complexity lessons
 ``random_model(...)``  n       random trees with random axes, offsets, inertias (for tests)
@@ -48,7 +48,7 @@ def _translation(p):
 
 
 def pendulum(m=1.0, length=1.0):
-    """Seed 000's single link: a uniform rod of mass ``m`` and ``length`` swinging about z.
+    """[WJ §2.1]'s single link: a uniform rod of mass ``m`` and ``length`` swinging about z.
 
     ``q = 0`` hangs straight down (−y); the COM is ``ℓ = length/2`` from the axis and
     ``I_O = m·length²/3``, so ``τ = I_O q̈ + m g₀ ℓ sin q``. Frame ``"tip"`` marks the rod's end.
@@ -74,7 +74,7 @@ def _planar(lengths, masses, name, com_fraction=0.5, I_com=None):
 
 
 def planar_2link():
-    """Seed 003's arm: two uniform rods, 1 m and 1 kg each, joints about z, gravity along −y.
+    """[RNE05]'s arm: two uniform rods, 1 m and 1 kg each, joints about z, gravity along −y.
 
     Held horizontal (q = 0) with g = 10 m/s² it needs τ = (20, 5) N·m; with 1 kg at the tip,
     (40, 15) N·m.
@@ -83,7 +83,7 @@ def planar_2link():
 
 
 def seed004_2link():
-    """Seed 004 §4.2's planar arm: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link.
+    """[DB4 §4.2]'s planar arm: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link.
 
     The seed leaves ``I₁, I₂`` symbolic; we take uniform slender rods, ``I_i = m l² / 12``
     (about the COM, normal to the plane).
@@ -178,7 +178,7 @@ def ur5():
                     joint_names=[f"joint{i}" for i in range(1, 7)])
 
 
-#: Seed 002's modified-DH table (α_{i-1}, a_{i-1}, d_i), all joints revolute.
+#: [SWC16]'s modified-DH table (α_{i-1}, a_{i-1}, d_i), all joints revolute.
 SEED002_DH = dict(alpha=[0.0, np.pi / 2, -np.pi / 2, np.pi / 2, -np.pi / 2, np.pi / 2, -np.pi / 2],
                   a=[0.0] * 7, d=[0.246, 0.0, 0.304, 0.0, 0.317, 0.0, 0.295])
 
@@ -191,7 +191,7 @@ def _cylinder_inertia(m, length, radius, axis):
 
 
 def seed002_7dof():
-    """Seed 002's 7-DoF arm from its modified-DH table (all revolute).
+    """[SWC16]'s 7-DoF arm from its modified-DH table (all revolute).
 
     The paper's inertia table (its Table 2) did not survive, so the link inertias here are
     **our choice**, plausible for an arm of this size: each link a uniform cylinder of radius
@@ -215,7 +215,7 @@ def seed002_7dof():
 
 
 def seed002_trajectory(t, T=2.0, q0=0.0, qT=np.pi / 3, n=7):
-    """Seed 002's test motion: every joint from ``q0`` to ``qT`` in ``T`` seconds.
+    """[SWC16]'s test motion: every joint from ``q0`` to ``qT`` in ``T`` seconds.
 
     The paper's trajectory formula (its eq. 16) was an image and is lost; we use the cycloidal
     profile ``q = q0 + (qT − q0)(t/T − sin(2πt/T)/(2π))``, which starts and ends at rest with zero

@@ -54,6 +54,7 @@ def space_terms(model, q, qd=None):
 
 
 def _space_jacobian(model, st, body):
+    """Space Jacobian ``J_s`` (6, n) of a body (zero for the base): the columns ``Ad(T_0_j) S_j`` of its ancestors."""
     J = np.zeros((6, model.n))
     if body != BASE:
         for j in model.ancestors(body):
@@ -68,27 +69,40 @@ def constraint_frames(c, st):
     return T_A, T_B
 
 
-def constraint_terms(cm, q, qd=None):
-    """``(φ, G, γ)`` from one forward-kinematics pass (``γ`` is None without ``qd``). See the
-    public functions for the formulas."""
-    st = space_terms(cm.tree, q, qd)
-    phi, G, gamma = [], [], []
+def loop_residual(c, st):
+    """``φ`` of one cut joint: the offset ``R_Aᵀ(p_A − p_B)`` and the axis misalignment ``[u_y, −u_x]``,
+    ``u = R_Aᵀ z_B``, in the forbidden rows."""
+    T_A, T_B = constraint_frames(c, st)
+    R_A = T_A[:3, :3]
+    u = R_A.T @ T_B[:3, 2]
+    return np.concatenate([[u[1], -u[0], 0.0], R_A.T @ (T_A[:3, 3] - T_B[:3, 3])])[list(c.rows)]
+
+
+def loop_jacobian(tree, c, st):
+    """``G`` of one cut joint: ``P Ad(T_0A⁻¹)(J_s,a − J_s,b)``, the forbidden rows of the relative twist."""
+    T_A, _ = constraint_frames(c, st)
+    J_rel = _space_jacobian(tree, st, c.body_a) - _space_jacobian(tree, st, c.body_b)
+    return (Ad_inv(T_A) @ J_rel)[list(c.rows)]
+
+
+def loop_bias(c, st):
+    """``γ`` of one cut joint: ``P [ad(V_A) V_rel − Ad(T_0A⁻¹) J̇_rel q̇]`` (see :func:`constraint_bias`)."""
+    T_A, _ = constraint_frames(c, st)
+    X_A = Ad_inv(T_A)
     zero = np.zeros(6)
-    for c in cm.constraints:
-        rows = list(c.rows)
-        T_A, T_B = constraint_frames(c, st)
-        R_A = T_A[:3, :3]
-        u = R_A.T @ T_B[:3, 2]
-        phi.append(np.concatenate([[u[1], -u[0], 0.0], R_A.T @ (T_A[:3, 3] - T_B[:3, 3])])[rows])
-        X_A = Ad_inv(T_A)
-        J_rel = _space_jacobian(cm.tree, st, c.body_a) - _space_jacobian(cm.tree, st, c.body_b)
-        G.append((X_A @ J_rel)[rows])
-        if qd is not None:
-            V_a, b_a = st.V[c.body_a], st.Jdqd[c.body_a]
-            V_b, b_b = (zero, zero) if c.body_b == BASE else (st.V[c.body_b], st.Jdqd[c.body_b])
-            V_rel = X_A @ (V_a - V_b)
-            gamma.append((bracket(X_A @ V_a, V_rel) - X_A @ (b_a - b_b))[rows])
-    return np.concatenate(phi), np.vstack(G), (None if qd is None else np.concatenate(gamma))
+    V_a, b_a = st.V[c.body_a], st.Jdqd[c.body_a]
+    V_b, b_b = (zero, zero) if c.body_b == BASE else (st.V[c.body_b], st.Jdqd[c.body_b])
+    V_rel = X_A @ (V_a - V_b)
+    return (bracket(X_A @ V_a, V_rel) - X_A @ (b_a - b_b))[list(c.rows)]
+
+
+def constraint_terms(cm, q, qd=None):
+    """``(φ, G, γ)`` from one forward-kinematics pass (``γ`` is None without ``qd``)."""
+    st = space_terms(cm.tree, q, qd)
+    phi = np.concatenate([loop_residual(c, st) for c in cm.constraints])
+    G = np.vstack([loop_jacobian(cm.tree, c, st) for c in cm.constraints])
+    gamma = None if qd is None else np.concatenate([loop_bias(c, st) for c in cm.constraints])
+    return phi, G, gamma
 
 
 def constraint_residual(cm, q):
@@ -99,7 +113,8 @@ def constraint_residual(cm, q):
     ``u = R_Aᵀ z_B`` (≈ the small rotation about A's x and y, rad). ``dφ/dt = G q̇`` where ``φ = 0``.
     """
     check_closed(cm)
-    return constraint_terms(cm, cm.check_q(q))[0]
+    st = space_terms(cm.tree, cm.check_q(q))
+    return np.concatenate([loop_residual(c, st) for c in cm.constraints])
 
 
 def constraint_jacobian(cm, q):
@@ -115,7 +130,8 @@ def constraint_jacobian(cm, q):
     (2, 3)
     """
     check_closed(cm)
-    return constraint_terms(cm, cm.check_q(q))[1]
+    st = space_terms(cm.tree, cm.check_q(q))                 # poses and space Jacobian columns of the tree
+    return np.vstack([loop_jacobian(cm.tree, c, st) for c in cm.constraints])
 
 
 def constraint_bias(cm, q, qd):
@@ -127,4 +143,5 @@ def constraint_bias(cm, q, qd):
     ``q̇_j ad(V_j) Ad(T_0j) S_j`` over the joints ``j`` that move it.
     """
     check_closed(cm)
-    return constraint_terms(cm, cm.check_q(q), cm.check_q(qd, "qd"))[2]
+    st = space_terms(cm.tree, cm.check_q(q), cm.check_q(qd, "qd"))
+    return np.concatenate([loop_bias(c, st) for c in cm.constraints])

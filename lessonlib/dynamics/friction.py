@@ -1,6 +1,6 @@
-"""Joint friction models ``τ_f(q̇)`` (seed 000 §2.1, seed 004 §4.3–4.4).
+"""Joint friction models ``τ_f(q̇)`` ([WJ §2.1], [DB4 §4.3–4.4]).
 
-Convention (seed 000): ``τ_f`` is the torque the actuator must overcome, so it has the sign of
+Convention ([WJ §2.1]): ``τ_f`` is the torque the actuator must overcome, so it has the sign of
 the velocity and enters the standard form as ``M q̈ + c + g + τ_f = τ_a + τ_ext``; the power it
 dissipates is ``q̇ᵀ τ_f ≥ 0``. Every parameter is per joint: a scalar (same for every joint) or a
 sequence broadcast against ``qd``; all parameters must be ≥ 0.
@@ -8,7 +8,7 @@ sequence broadcast against ``qd``; all parameters must be ≥ 0.
 ==========================  ===========================================================
 model                       ``τ_f(q̇)`` per joint
 ==========================  ===========================================================
-:func:`viscous`             ``b q̇``                                    (seed 000: ``B_v q̇``)
+:func:`viscous`             ``b q̇``                                    ([WJ §2.1]: ``B_v q̇``)
 :func:`coulomb`             ``f_c sign(q̇)``                           (discontinuous at 0)
 :func:`coulomb_smooth`      ``f_c tanh(q̇ / ε)``                       (→ coulomb as ε → 0)
 :func:`stribeck`            ``(f_c + (f_s − f_c) e^{−|q̇/v_s|^δ}) tanh(q̇/ε) + b q̇``

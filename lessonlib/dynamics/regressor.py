@@ -1,4 +1,4 @@
-"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` (seed 004 §4.3–4.4).
+"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` ([DB4 §4.3–4.4]).
 
 Standard parameters. Body ``i`` has ten, in the order :data:`PARAMETER_NAMES`::
 
@@ -9,7 +9,7 @@ matrix **about the body-frame origin** (not the COM), in body axes: ``I_O = I_c 
 so ``I_xy = −∫ x y dm``. The spatial inertia is linear in them, ``I_i = Σ_k θ_ik E_k``
 (:data:`INERTIA_BASIS`), and ``θ = [θ_0; …; θ_{n−1}]`` has ``10 n`` entries.
 
-Regressor (computed by: the spatial RNEA of seed 000 §2.2 with every wrench replaced by the 6×10n
+Regressor (computed by: the spatial RNEA of [WJ §2.2] with every wrench replaced by the 6×10n
 matrix that maps ``θ`` to it). Each body's wrench is linear in its own parameters,
 
     f_i = I_i a_i + v_i ×* I_i v_i = A(v_i, a_i) θ_i,   A[:, k] = E_k a_i + ad*(v_i) E_k v_i,
@@ -22,7 +22,7 @@ Base parameters. Some columns of ``Y`` are zero or combinations of others for ev
 over random states reveal them numerically (Gautier's method): the rank ``r`` from the singular
 values, ``r`` independent columns by QR (Gram–Schmidt) in a fixed column order. The base
 parameters ``θ_b = K θ`` are the only combinations that the torques can reveal, and
-``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification (seed 004 §4.4: exciting
+``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification ([DB4 §4.4]: exciting
 Fourier trajectory, least squares, R² on the torques) estimates ``θ_b``.
 
 >>> import numpy as np
@@ -124,7 +124,7 @@ def body_regressor(v, a):
 def regressor(model, q, qd, qdd, *, gravity=None):
     """The regressor ``Y(q, q̇, q̈)`` (n, 10 n) with ``τ = Y θ`` exactly (``θ``: :func:`inertial_parameters`).
 
-    Computed by: the RNEA recursion (seed 000 §2.2) carrying 6×10n matrices instead of wrenches;
+    Computed by: the RNEA recursion ([WJ §2.2]) carrying 6×10n matrices instead of wrenches;
     gravity enters as ``a_0 = [0; −g]`` (``gravity`` None: the model's default). Cost O(n²).
     """
     q, qd, qdd = state(model, q, qd, qdd)
@@ -264,7 +264,7 @@ def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
 # --- exciting trajectories and identification ----------------------------------------------------
 
 def fourier_trajectory(n_joints, *, harmonics=5, base_freq=0.1, seed=0, amplitude=0.5, offset=None):
-    """A random finite-Fourier-series exciting trajectory (Swevers et al. 1997; seed 004 §4.4).
+    """A random finite-Fourier-series exciting trajectory ([Swevers et al. 1997]; [DB4 §4.4]).
 
     ``q_j(t) = q_j0 + Σ_{l=1..L} (a_jl / (l ω_f)) sin(l ω_f t) − (b_jl / (l ω_f)) cos(l ω_f t)``,
     ``ω_f = 2π·base_freq``; periodic with period ``1/base_freq``, so the data can cover whole
@@ -350,7 +350,7 @@ class Identification:
         """The identified model's torques for one state: ``τ = Y_b(q, q̇, q̈) θ_b`` (n,).
 
         The inverse dynamics that :func:`~lessonlib.dynamics.control.computed_torque` accepts in
-        place of a Model (seed 004 §4.4: close the loop with the identified model).
+        place of a Model ([DB4 §4.4]: close the loop with the identified model).
         """
         return self.base.regressor_base(q, qd, qdd) @ self.theta_base
 
@@ -376,7 +376,7 @@ def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None, weights=None):
     (``numpy.linalg.lstsq``). Returns an :class:`Identification`.
 
     ``weights`` (n,) > 0, one per joint: weighted least squares ``min Σ_k Σ_j (w_j (W_b θ_b − τ)_kj)²``,
-    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. Seed 004 §4.4
+    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. [DB4 §4.4]
     weights each joint by its torque-sensor noise: ``w_j = 1/σ_j`` (the best linear unbiased
     estimate when the noise of joint ``j`` has standard deviation ``σ_j``). Scaling all weights by
     one factor changes nothing; None (default) is ordinary least squares.

@@ -29,7 +29,8 @@ from ..checker import Exercise
 #: What a graded kernel may not use, module by module: the constraint layer's own φ, G, γ, NOC, dynamics,
 #: assembly, motions and oracles (``four_bar``, ``four_bar_q``, ``FOUR_BAR`` and the dynamics of trees stay available).
 _BLOCKED = {
-    "closure": ("constraint_terms", "space_terms", "constraint_residual", "constraint_jacobian", "constraint_bias"),
+    "closure": ("constraint_terms", "space_terms", "loop_residual", "loop_jacobian", "loop_bias", "constraint_residual",
+                "constraint_jacobian", "constraint_bias"),
     "noc": ("noc", "noc_from_jacobian", "null_space", "ndot_yd", "_dependent_solve"),
     "closed": ("reduced_dynamics", "inverse_dynamics", "forward_dynamics", "constraint_forces", "closure_wrenches",
                "joint_wrenches"),

@@ -49,6 +49,10 @@ slides: install-test
 slidefit: slides
 	$(PY) -m tools.slidefit $(SLIDEFIT_ARGS)
 
+# Every lesson run in a real JupyterLab + headless Chromium; every widget and figure saved to build/gallery/.
+gallery: install-test
+	$(PY) -m tools.gallery $(LESSON)
+
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"
 	$(PY) benchmarks/bench_dynamics.py

@@ -153,3 +153,18 @@ def test_slide_fit_checker_reports_what_does_not_fit(tmp_path, assets):
         by_slide.setdefault(f.slide, set()).add(f.kind)
     assert by_slide == {"1.0": {"overflow"}, "2.0": {"code cut"}, "3.0": {"small text"}}, findings
     assert "Too long" in [f.title for f in findings if f.slide == "1.0"][0]
+
+
+def test_handout_page_has_the_math_and_the_chinese(tmp_path, assets):
+    md = tmp_path / "05_rnea.md"
+    md.write_text("# 05 · RNEA (递推牛顿–欧拉算法) — one page\n\n"
+                  "1. Outward: $v_i = X_i v_{p(i)} + S_i \\dot q_i$\n2. Inward: $\\tau_i = S_i^T f_i$\n\n"
+                  "| n | multiplications |\n|---|---|\n| 6 | 1000 |\n", encoding="utf-8")
+    written = slides.build_handout(md, tmp_path / "out", assets, pdf=chromium_available())
+    page = (tmp_path / "out" / "handouts" / "05_rnea.html").read_text(encoding="utf-8")
+    assert written[0].name == "05_rnea.html"
+    assert "<h1>05 · RNEA (递推牛顿–欧拉算法) — one page</h1>" in page and "<table>" in page
+    assert "$v_i = X_i v_{p(i)} + S_i \\dot q_i$" in page            # math kept for MathJax, not mangled
+    assert "CourseCJK" in page and "MathJax" in page and "@page" in page
+    if chromium_available():
+        assert written[1].suffix == ".pdf" and written[1].read_bytes()[:5] == b"%PDF-"

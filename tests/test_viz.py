@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import io
+from pathlib import Path
 
 import matplotlib.colors
 import numpy as np
@@ -201,8 +202,9 @@ def _ndc(view, points):
     Rc = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
                    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
                    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    shift = np.array(view.world.matrix).reshape(4, 4, order="F")[:3, 3]
-    Xc = (np.asarray(points) + shift - np.array(view.camera.position)) @ Rc
+    W = np.array(view.world.matrix).reshape(4, 4, order="F")               # the world group's pose and scale
+    X = np.asarray(points) @ W[:3, :3].T + W[:3, 3]
+    Xc = (X - np.array(view.camera.position)) @ Rc
     depth = -Xc[:, 2]
     t = np.tan(np.radians(view.camera.fov) / 2)
     return np.c_[Xc[:, 0] / (depth * t * view.camera.aspect), Xc[:, 1] / (depth * t)], depth
@@ -210,7 +212,7 @@ def _ndc(view, points):
 
 def _framed(view):
     ndc, depth = _ndc(view, view.drawn_points())
-    assert np.all(depth > view.camera.near), "a drawn point is behind the camera"
+    assert np.all(depth > view.camera.near), "a drawn point is behind the camera or too near"
     assert np.all(np.abs(ndc) <= 1.0), f"drawn points outside the canvas: max |ndc| = {np.abs(ndc).max():.2f}"
     return float(np.max(ndc.max(axis=0) - ndc.min(axis=0))) / 2          # fraction of the canvas spanned
 
@@ -221,6 +223,7 @@ def test_camera_frames_the_arm_and_keeps_it_framed(name):
     model = ALL[name]()
     view = ArmView(model, _random_q(model, 0), backend="threejs")
     assert _framed(view) > 0.45
+    camera = (view.camera.position, view.camera.quaternion)    # refits move the scene, never the camera
     for seed in range(1, 6):
         view.update(_random_q(model, seed))
         assert _framed(view) > 0.3
@@ -229,6 +232,7 @@ def test_camera_frames_the_arm_and_keeps_it_framed(name):
     assert _framed(view) > 0.3
     view.clear_arrows("far")
     assert _framed(view) > 0.3
+    assert (view.camera.position, view.camera.quaternion) == camera
 
 
 def test_ur5_in_lesson_05s_pose_is_not_cut_off():
@@ -693,3 +697,15 @@ def test_widget_callbacks_print_like_the_cell():
     slider.value = 0.5                                   # outside the block: NumPy's defaults are back
     sliders.q = [0.0, 0.0]
     assert printed[-2:] == ["[0.6515 0.5   ]", "[0.1515 0.1515]"], printed
+
+
+def test_figures_draw_chinese_with_a_cjk_font(recwarn):
+    from lessonlib.viz.plots import CJK_FONT_FILES, figure_png, use_cjk_font
+    if not any(Path(p).exists() for p in CJK_FONT_FILES):
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    assert use_cjk_font() is not None
+    fig, ax = new_figure(3.0, 1.5)
+    ax.set_title("递推牛顿–欧拉算法 (RNEA) 空间惯量")
+    png = figure_png(fig)
+    assert png[:4] == b"\x89PNG"
+    assert not [w for w in recwarn if "missing from font" in str(w.message)], [str(w.message) for w in recwarn]

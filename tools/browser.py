@@ -145,12 +145,13 @@ ERROR_OUTPUTS = f"""() => {{
     panel.content.widgets.forEach((cell, i) => {{
         if (cell.model.type !== 'code') return;
         const tags = cell.model.getMetadata('tags') || [];
-        if (tags.includes('raises-exception')) return;
+        if (tags.includes('raises-exception')) return;           // an error shown on purpose
         for (const out of cell.model.outputs.toJSON())
             if (out.output_type === 'error') found.push(`cell ${{i}}: ${{out.ename}}: ${{out.evalue}}`);
+        cell.node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+            .forEach(el => {{ if (/Traceback|Error/.test(el.textContent))
+                                 found.push(`cell ${{i}} (stderr): ` + el.textContent.slice(0, 500)); }});
     }});
-    document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
-        .forEach(el => {{ if (/Traceback|Error/.test(el.textContent)) found.push(el.textContent.slice(0, 500)); }});
     return found;
 }}"""
 
@@ -164,7 +165,7 @@ def wait_idle(page, timeout_ms, settle_ms=600):
 
 def open_notebook(page, url, name, timeout_ms=90_000):
     """Open ``name`` in JupyterLab and wait for its kernel; kernel errors are collected in ``window.__kernelErrors``."""
-    page.goto(f"{url}/lab/tree/{name}")
+    page.goto(f"{url}/lab/tree/{name}?reset")            # ?reset: no tab of an earlier notebook comes back
     page.wait_for_function(KERNEL_READY, timeout=timeout_ms)
     page.evaluate(HOOK_KERNEL)
 

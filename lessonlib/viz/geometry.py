@@ -131,14 +131,14 @@ def reach(model):
     return float(max(0.2, np.max(d + extra)))
 
 
-def check_reach(R, name="reach"):
-    """A scene size given by the caller, as a float: finite and > 0, else ValueError."""
+def check_reach(R, name="reach", expected="a length in metres > 0 (or None: automatic)"):
+    """A scene size (or any positive number) given by the caller, as a float: finite and > 0, else ValueError."""
     try:
         R = float(R)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a length in metres > 0 (or None: automatic), got {R!r}") from None
+        raise ValueError(f"{name}: expected {expected}, got {R!r}") from None
     if not (np.isfinite(R) and R > 0):
-        raise ValueError(f"{name}: expected a length in metres > 0 (or None: automatic), got {R!r}")
+        raise ValueError(f"{name}: expected {expected}, got {R!r}")
     return R
 
 

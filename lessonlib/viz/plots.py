@@ -19,6 +19,7 @@ Notebook authors call these and write no plotting code of their own. Each helper
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -37,8 +38,39 @@ COLORS = {"link": "#4a5a70", "tool": "#7d8a9c", "com": "#7d8a9c", "revolute": "#
 #: Colours of a coordinate frame's x, y, z axes (red, green, blue), both back ends.
 FRAME_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 
+#: Font sizes (points) of the course's figures: readable on a projected 1280×720 slide.
+TITLE_PT, LABEL_PT, TICK_PT, NOTE_PT = 12, 11, 10, 9
+
 #: Bar colours for positive / negative values (index with ``value < 0``).
 BAR_COLORS = ("#1f77b4", "#d62728")
+
+#: Where a CJK font may be (Debian's fonts-noto-cjk first); the first that exists serves Chinese text in figures.
+CJK_FONT_FILES = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+                  "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+                  "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+
+
+def use_cjk_font(paths=CJK_FONT_FILES):
+    """Let matplotlib draw Chinese: DejaVu Sans first, then a CJK font for the glyphs it lacks.
+
+    Called when this module is imported. Returns the CJK family used, or None when no font file is
+    found (Chinese then shows as empty boxes: install ``fonts-noto-cjk``).
+    """
+    import matplotlib
+    from matplotlib import font_manager
+    for path in paths:
+        if not Path(path).exists():
+            continue
+        before = {f.name for f in font_manager.fontManager.ttflist}
+        font_manager.fontManager.addfont(path)
+        added = sorted({f.name for f in font_manager.fontManager.ttflist} - before) or \
+            sorted(f.name for f in font_manager.fontManager.ttflist if f.fname == path)
+        family = next((name for name in added if name.endswith(" SC")), added[0] if added else None)
+        if family:
+            matplotlib.rcParams["font.family"] = ["DejaVu Sans", family]
+            return family
+    return None
+
 
 _GID_LINK = "link"
 _GID_AXIS = "joint-axis"
@@ -292,7 +324,7 @@ def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghos
         ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
         ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))
         for axis, label in zip((ax.xaxis, ax.yaxis, ax.zaxis), "xyz"):
-            axis.set_label_text(label, fontsize=9)
+            axis.set_label_text(label, fontsize=LABEL_PT)
             axis.labelpad = -4
         ax.set_box_aspect(tuple(hi - lo), zoom=1.0)           # equal scale on every axis, no empty cube
         ax.locator_params(nbins=4)
@@ -304,7 +336,10 @@ def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghos
             ax.view_init(elev=np.degrees(np.arcsin(np.clip(d[2], -1, 1))), azim=np.degrees(np.arctan2(d[1], d[0])))
         else:
             ax.view_init(elev=90, azim=-90)
-    ax.set_title(model.name if flat else f"{model.name}   (x, y, z in m)", fontsize=10)
+            if geometry.is_planar(model):      # a planar arm in a 3D Axes (pass a 2D one, or none, to get 2D):
+                ax.set_zticks([])              # no depth ticks piled up in a corner
+                ax.zaxis.set_label_text("")
+    ax.set_title(model.name if flat else f"{model.name}   (x, y, z in m)", fontsize=TITLE_PT)
     return ax
 
 
@@ -345,11 +380,12 @@ def torque_bars(ax, tau, names=None, *, ylabel="τ (N·m or N)", title=None, yli
     ax.clear()
     bars = ax.bar(range(tau.size), tau, color=[BAR_COLORS[int(x < 0)] for x in tau])
     ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_xticks(range(tau.size), labels, rotation=30 if tau.size > 4 else 0, fontsize=8)
+    ax.set_xticks(range(tau.size), labels, rotation=30 if tau.size > 4 else 0, fontsize=TICK_PT)
     ax.set_ylim(lower, upper)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel, fontsize=LABEL_PT)
+    ax.tick_params(axis="y", labelsize=TICK_PT)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=TITLE_PT)
     return bars
 
 
@@ -363,16 +399,16 @@ def heatmap(ax, M, *, labels=None, title=None, annotate=True, colorbar=False, vm
     v = vmax if vmax is not None else max(float(np.max(np.abs(M))), 1e-12)
     im = ax.imshow(M, cmap=cmap, vmin=-v, vmax=v)
     ticks = _joint_labels(labels, M.shape[0])
-    ax.set_xticks(range(M.shape[1]), ticks[:M.shape[1]], fontsize=7, rotation=30 if M.shape[1] > 4 else 0)
-    ax.set_yticks(range(M.shape[0]), ticks[:M.shape[0]], fontsize=7)
+    ax.set_xticks(range(M.shape[1]), ticks[:M.shape[1]], fontsize=TICK_PT, rotation=30 if M.shape[1] > 4 else 0)
+    ax.set_yticks(range(M.shape[0]), ticks[:M.shape[0]], fontsize=TICK_PT)
     if annotate and M.size <= 100:
         for (r, c), x in np.ndenumerate(M):
-            ax.text(c, r, f"{x:.2f}", ha="center", va="center", fontsize=6,
+            ax.text(c, r, f"{x:.2f}", ha="center", va="center", fontsize=NOTE_PT,
                     color="white" if abs(x) > 0.6 * v else "black")
     if colorbar:
         ax.figure.colorbar(im, cax=ax.inset_axes([1.04, 0.0, 0.04, 1.0]))   # beside the image box
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=TITLE_PT)
     return im
 
 
@@ -401,14 +437,14 @@ def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s", xlabel="
     for p in slopes:
         ax.loglog(n, t0 * (n / n[0]) ** p, ls="--", lw=0.8, color="gray")
         ax.annotate(f"O(n{'' if p == 1 else '²' if p == 2 else '³' if p == 3 else f'^{p}'})",
-                    (n[-1], t0 * (n[-1] / n[0]) ** p), fontsize=7, color="gray")
+                    (n[-1], t0 * (n[-1] / n[0]) ** p), fontsize=NOTE_PT, color="gray")
     if integer_ticks:
         ticks = n if n.size <= 10 else n[::int(np.ceil(n.size / 10))]
         ax.set_xticks(ticks, [f"{x:g}" for x in ticks])
         ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"time ({unit})" if ylabel is None else ylabel)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=TICK_PT)
     return lines
 
 
@@ -433,8 +469,8 @@ def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title
     if ylabel:
         ax.set_ylabel(ylabel)
     if title:
-        ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, ncol=2 if Y.shape[1] > 4 else 1)
+        ax.set_title(title, fontsize=TITLE_PT)
+    ax.legend(fontsize=NOTE_PT, ncol=2 if Y.shape[1] > 4 else 1)
     ax.grid(alpha=0.3)
     return lines
 
@@ -515,6 +551,8 @@ def inertia_ellipsoid(ax, I_c, mass=None, *, center=(0.0, 0.0, 0.0), R=None, col
     return wire
 
 
-__all__ = ["draw_arm_matplotlib", "drawn_points", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
+use_cjk_font()
+
+__all__ = ["draw_arm_matplotlib", "drawn_points", "use_cjk_font", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
            "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot",
            "gyration_axes", "inertia_ellipsoid"]

@@ -108,8 +108,8 @@ class ArmView:
     FOV = 40.0
     #: Fraction of the canvas (half-width or half-height, whichever binds) a fitted drawing fills.
     FILL = 0.88
-    #: Refit when the drawing spans less than this fraction of ``FILL``.
-    REFIT_SHRINK = 0.5
+    #: Refit when the drawing spans less than this fraction of ``FILL``, or comes closer to an edge than ``REFIT_EDGE``.
+    REFIT_SHRINK, REFIT_EDGE = 0.5, 0.95
 
     def __init__(self, model, q=None, *, width=640, height=420, frames=False, com=False,
                  background="#f5f6f8", backend="auto", reach=None):
@@ -322,7 +322,7 @@ class ArmView:
 
     def _repr_mimebundle_(self, **kwargs):
         if self.backend == "threejs":
-            return _short_bundle(self.renderer, repr(self))
+            return _short_bundle(self.widget, repr(self))          # the canvas above its arrow legend
         return {"image/png": self._png(), "text/plain": repr(self)}
 
     def _ipython_display_(self):
@@ -357,9 +357,16 @@ class ArmView:
 
         up = geometry.up_vector(model)
         R = s.R
+        # The grid is the floor of a spatial arm; behind a planar arm it is a backdrop in the arm's
+        # plane (a floor would be seen edge-on, as a stack of lines across the picture).
+        if geometry.is_planar(model):
+            normal = geometry.view_direction(model) - (geometry.view_direction(model) @ up) * up
+            normal /= np.linalg.norm(normal)
+            grid_pose = self._pose(geometry.frame_along(normal), -0.05 * R * normal)
+        else:
+            grid_pose = self._pose(geometry.frame_along(up), np.zeros(3))
         grid = p3.GridHelper(size=2.4 * R, divisions=12, colorCenterLine="#b0b6c0", colorGrid="#d5d9e0",
-                             matrixAutoUpdate=False,
-                             matrix=geometry.three_matrix(self._pose(geometry.frame_along(up), np.zeros(3))))
+                             matrixAutoUpdate=False, matrix=geometry.three_matrix(grid_pose))
         base = self._mesh(self._cylinder, material("#555c66"),
                           geometry.cylinder_matrix(-0.03 * R * up, 0.0 * up, 0.07 * R))
         lights = [p3.AmbientLight(color="#ffffff", intensity=0.55),
@@ -372,7 +379,7 @@ class ArmView:
         self.camera = p3.PerspectiveCamera(position=tuple(position), up=tuple(up), fov=self.FOV,
                                            aspect=self.width / self.height, near=0.01 * R, far=100 * R,
                                            quaternion=tuple(geometry.look_at_quaternion(position, np.zeros(3), up)))
-        self.fit = None                  # (look-at point, camera axes, distance) of the last fit
+        self.fit = None                  # (the world point at the look-at point, the world's scale) of the last fit
         self.controls = p3.OrbitControls(controlling=self.camera)
         self.renderer = p3.Renderer(camera=self.camera, scene=self.scene, controls=[self.controls],
                                     width=self.width, height=self.height, antialias=True,
@@ -383,32 +390,38 @@ class ArmView:
         """World points (k, 3) the view shows now: arm, ghost, arrows, free frames and the base."""
         return drawn_points(self.model, self.q, ghost=self.ghost_q, arrows=self._arrows, poses=self._frames)
 
+    def _camera_axes(self):
+        """The camera's axes (columns: right, up, toward the camera) from where it is now (a user's orbit included)."""
+        position = np.array(self.camera.position, dtype=float)
+        z = position / np.linalg.norm(position)
+        up = geometry.up_vector(self.model)
+        x = np.cross(up, z)
+        x = geometry._perpendicular(z) if np.linalg.norm(x) < 1e-9 else x / np.linalg.norm(x)
+        return np.column_stack([x, np.cross(z, x), z])
+
     def _screen(self, points):
-        """Normalised screen coordinates (k, 2) of world ``points`` in the fitted camera (|x|, |y| ≤ 1 on the canvas)."""
-        centre, axes, distance = self.fit
-        X = (np.asarray(points) - centre) @ axes                 # camera axes: x right, y up, z toward the camera
+        """Normalised screen coordinates (k, 2) of world ``points`` as the camera sees them (|x|, |y| ≤ 1: on the canvas)."""
+        centre, scale = self.fit
+        X = scale * (np.asarray(points) - centre) @ self._camera_axes()
         t = np.tan(np.radians(self.FOV) / 2)
-        depth = distance - X[:, 2]
+        depth = np.linalg.norm(self.camera.position) - X[:, 2]
         return np.c_[X[:, 0] / (depth * t * self.width / self.height), X[:, 1] / (depth * t)]
 
     def _fit_camera(self, force=False):
-        """Frame :meth:`drawn_points` when they leave the canvas or shrink below ``REFIT_SHRINK`` of it.
+        """Frame :meth:`drawn_points` when they come near the canvas edge or shrink below ``REFIT_SHRINK`` of it.
 
-        The camera keeps its direction (an orbit by the user stays); the look-at point moves to the
-        middle of the drawing on screen and the distance makes the drawing fill ``FILL`` of the canvas.
+        The camera itself never moves (a user's orbit and zoom stay theirs, and nothing fights the
+        browser's OrbitControls): the fit is the ``world`` group's matrix, which moves the middle of
+        the drawing on screen to the look-at point and scales the scene so that it fills ``FILL`` of
+        the canvas — the same picture as moving the camera closer or farther.
         """
         P = self.drawn_points()
         if not force and self.fit is not None:
             xy = self._screen(P)
             span = float(np.max(xy.max(axis=0) - xy.min(axis=0))) / 2
-            if np.all(np.abs(xy) <= 0.98) and span >= self.REFIT_SHRINK * self.FILL:
+            if np.all(np.abs(xy) <= self.REFIT_EDGE) and span >= self.REFIT_SHRINK * self.FILL:
                 return
-        position = np.array(self.camera.position, dtype=float)
-        z = geometry.view_direction(self.model) if np.linalg.norm(position) < 1e-12 else position / np.linalg.norm(position)
-        up = geometry.up_vector(self.model)
-        x = np.cross(up, z)
-        x = geometry._perpendicular(z) if np.linalg.norm(x) < 1e-9 else x / np.linalg.norm(x)
-        axes = np.column_stack([x, np.cross(z, x), z])
+        axes = self._camera_axes()
         lo, hi = geometry.bounding_box(P)
         centre = (lo + hi) / 2
         X = (P - centre) @ axes
@@ -419,11 +432,11 @@ class ArmView:
         t_h = t_v * self.width / self.height
         distance = float(np.max(X[:, 2] + np.maximum((np.abs(X[:, 0]) + pad) / t_h, (np.abs(X[:, 1]) + pad) / t_v)))
         distance = max(distance, float(X[:, 2].max()) + 0.2 * self.size.R)
-        self.fit = (centre, axes, distance)
-        self.world.matrix = geometry.three_matrix(self._pose(np.eye(3), -centre))
-        self.camera.near, self.camera.far = 0.01 * distance, 100 * distance
-        self.camera.position = tuple(distance * z)
-        self.camera.quaternion = tuple(geometry.look_at_quaternion(distance * z, np.zeros(3), up))
+        scale = float(np.linalg.norm(self.camera.position)) / distance
+        self.fit = (centre, scale)
+        M = np.eye(4)
+        M[:3, :3], M[:3, 3] = scale * np.eye(3), -scale * centre
+        self.world.matrix = geometry.three_matrix(M)
 
     @staticmethod
     def _pose(R, p):
@@ -537,12 +550,9 @@ def _scaled_arrows(v, scale, R, unit=""):
         lengths = 0.3 * R * np.log1p(norms / floor) / np.log1p(top / floor)
         return direction * lengths[:, None], (f"log scale: the longest arrow ({0.3 * R:.3g} m) is {top:.3g}{u}; "
                                               f"a tenth of it draws {np.log1p(100) / np.log1p(1000):.0%} as long")
-    try:
-        scale = float(scale)
-    except (TypeError, ValueError):
-        raise ValueError(f"scale: expected a number, 'per_body' or 'log', got {scale!r}") from None
-    if not (np.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale: expected a number > 0 (metres of arrow per unit), got {scale!r}")
+    scale = geometry.check_reach(scale, "scale", "a number > 0 (metres of arrow per unit), 'per_body' or 'log'")
+    if scale == 1.0 and not unit:
+        return v, "drawn to scale (m)"
     return v * scale, f"1 m of arrow = {1 / scale:.3g}{u}"
 
 

@@ -5,6 +5,7 @@ PY      = $(VENV)/bin/python
 PIP     = $(PY) -m pip
 JUPYTER_ARGS ?=
 PYTEST_ARGS  ?=
+BENCH_ARGS   ?=
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test test-fast bench venv install-course install-test clean outputs outputs-check slides slidefit gallery
@@ -19,7 +20,7 @@ install-course: venv
 	$(PIP) install --quiet -e ".[course]"
 
 install-test: venv
-	$(PIP) install --quiet -e ".[course,test,oracles]"
+	$(PIP) install --quiet -e ".[course,test,oracles,fast]"
 
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)
@@ -55,7 +56,7 @@ gallery: install-test
 
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"
-	$(PY) benchmarks/bench_dynamics.py
+	$(PY) benchmarks/bench_dynamics.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -181,3 +181,32 @@ def quintic(q0, qf, duration, *, t0=0.0):
         return q0 + dq * s, dq * sd, dq * sdd
 
     return reference
+
+
+def saturated(torque_fn, tau_max):
+    """The controller ``torque_fn`` behind actuators that cannot exceed ``|τ_i| ≤ τ_max,i`` ([RNE05] §五).
+
+    ``τ = clip(torque_fn(t, q, q̇), −τ_max, τ_max)``; ``tau_max`` a scalar or one limit per joint
+    (N·m or N, > 0). [RNE05]: a computed torque is only a demand; when it exceeds the motor's
+    limit the arm cannot follow the planned acceleration, and clipping the command does not make it
+    track. With computed torque (no integral term) nothing winds up: once the demand is back inside
+    the limits, the error decays as ``ë + K_d ė + K_p e = 0`` again from wherever the saturation left it.
+
+    >>> import numpy as np
+    >>> weak = saturated(lambda t, q, qd: np.array([5.0, -0.5]), tau_max=[2.0, 1.0])
+    >>> weak(0.0, np.zeros(2), np.zeros(2))
+    array([ 2. , -0.5])
+    """
+    if not callable(torque_fn):
+        raise ValueError(f"torque_fn: expected a function (t, q, qd) -> tau, got {type(torque_fn).__name__}")
+    limit = _gain(tau_max, None, "tau_max")
+    if np.any(limit <= 0):
+        raise ValueError(f"tau_max: expected limits > 0, got {tau_max!r}")
+
+    def torque(t, q, qd):
+        tau = np.asarray(torque_fn(t, q, qd), dtype=float)
+        if limit.size not in (1, tau.size):
+            raise ValueError(f"tau_max: expected a scalar or {tau.size} limits (one per joint), got {limit.size}")
+        return np.clip(tau, -limit, limit)
+
+    return torque

@@ -205,9 +205,9 @@ def check_results(reference, exercise, submission, copies, roles, cells, verdict
     defs = top_level_defs(submission.answers)
     out = {}
     for c in reference.checks:
-        functions = exercise.checks[c.id].functions if c.id in exercise.checks else ()
-        hits = copied_reach(submission.answers, copies, functions)
-        keys = sorted({defs[f][0] for f in functions if f in defs})
+        check = exercise.checks.get(c.id)
+        hits = copied_reach(submission.answers, copies, check.answers if check else ())      # what it grades
+        keys = sorted({defs[f][0] for f in (check.functions if check else ()) if f in defs})  # what its cell names
         flags = Flags(copy=hits[0] if hits else None, run_error=run_error, grader_error=grader_error,
                       answer_errors=tuple((k, answer_errors[k]) for k in keys if k in answer_errors))
         records = by_check.get(c.id, [])

@@ -4,8 +4,9 @@ The variants come from GLOSSARY.md's table "Variants the course does not use" (f
 separated by commas; a parenthesis such as "(for the algorithm)" is a note, not part of the word).
 Every course and exercise notebook (markdown and code cells) and every docstring of ``lessonlib`` is
 searched; a hit names the file, the cell (or the object), the variant, the term to write instead and
-the text around it. A source's own title quoted in 《…》 is exempt (the bibliography cites, for
-instance, an article whose title says 递归).
+the text around it. Two quotations are exempt: a source's own title in 《…》 (the bibliography cites,
+for instance, an article whose title says 递归), and a word named as a word in 「…」 ("the sources
+write 「递归」; the course writes 递推") — a mention, not a use.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 GLOSSARY = REPO / "course" / "GLOSSARY.md"
 NOTEBOOKS = sorted((REPO / "course").glob("[0-9][0-9]_*.ipynb")) + sorted((REPO / "exercises").glob("*.ipynb"))
 TABLE_TITLE = "## Variants the course does not use"
-_TITLE = re.compile(r"《[^》]*》")
+_QUOTED = re.compile(r"《[^》]*》|「[^」]*」")
 
 
 def variants(text=None):
@@ -42,7 +43,7 @@ def variants(text=None):
 
 def hits(text, table):
     """``[(variant, write instead, context)]`` for every use of a ruled-out variant in ``text``."""
-    text = _TITLE.sub(lambda m: " " * len(m.group()), text)
+    text = _QUOTED.sub(lambda m: " " * len(m.group()), text)
     out = []
     for word, (instead, _) in table.items():
         for m in re.finditer(re.escape(word), text):
@@ -87,6 +88,7 @@ def test_the_check_finds_a_variant_and_spares_a_quoted_title():
     assert set(table) == {"递归", "交叉验证", "验证集"}
     assert [h[0] for h in hits("递归牛顿–欧拉算法与交叉验证", table)] == ["递归", "交叉验证"]
     assert hits("[RNE05] 《005｜递归Newton–Euler》 uses 递推", table) == []
+    assert hits("the sources write 「递归」; we write 递推", table) == []
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -21,8 +21,13 @@ CASES = {
     "used-library": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [], Flags(answer_errors=(
         ("answer-rnea", "NotAvailableWhileGrading: lessonlib.dynamics.rnea is not available while grading"),)),
         "answer cell 'answer-rnea' raised: NotAvailableWhileGrading"),
-    "copied-from-library": (CellOutcome("passed"), [PASS], Flags(copy=COPY),
-                            "97% identical (code structure, names ignored) to the library's lessonlib.dynamics.rnea"),
+    "needs-review": (CellOutcome("passed"), [PASS], Flags(copy=COPY),
+                     "withheld until an instructor reviews: answer cell 'answer-rnea' defines rnea, which is 97% "
+                     "identical (code structure, names ignored) to the library's lessonlib.dynamics.rnea.rnea"),
+    "access-denied": (CellOutcome("failed", "CheckFailed"), [FAIL], Flags(denied=(
+        {"path": "/proc/1/cmdline", "function": "rnea"},)),
+        "your code tried to reach /proc/1/cmdline (in rnea), outside the graded kernel's sandbox; the access was "
+        "denied. Compute the answer yourself.\n✗ [c] title"),
     "output-mismatch": (CellOutcome("failed", "printed 'debug'"), [PASS], Flags(), "output differed"),
     "unverified": (CellOutcome("passed"), [], Flags(), "the judge never ran this check"),
     "error": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [],
@@ -71,6 +76,23 @@ def test_a_pass_needs_both_nbval_and_the_judge():
     assert verdict(cell=CellOutcome("passed"), judge=[FAIL, PASS], flags=Flags())[0] == "passed"
     # a pass recorded while the cell timed out keeps the cell's state
     assert verdict(cell=CellOutcome("timeout"), judge=[PASS], flags=Flags())[0] == "timeout"
+
+
+def test_review_withholds_only_a_pass_and_says_why():
+    review = Flags(review=("answer cell 'answer-rnea' uses exec, open",))
+    assert verdict(cell=CellOutcome("passed"), judge=[PASS], flags=review) == (
+        "needs-review", "points withheld until an instructor reviews: answer cell 'answer-rnea' uses exec, open")
+    assert verdict(cell=CellOutcome("failed", "CheckFailed"), judge=[FAIL], flags=review)[0] == "failed"
+    status, message = verdict(cell=CellOutcome("failed", "CheckFailed"), judge=[FAIL], flags=Flags(copy=COPY))
+    assert status == "failed" and "97% identical" in message       # a failing copy fails, and says so
+    # a denied access explains a failure, never spoils a pass (the walls held: the answer is its own)
+    denied = Flags(denied=({"path": "/proc/1/cmdline", "function": "rnea"},))
+    assert verdict(cell=CellOutcome("passed"), judge=[PASS], flags=denied) == ("passed", "")
+    assert verdict(cell=CellOutcome("kernel-died", "it died in code cell 3"), judge=[], flags=denied)[0] == \
+        "access-denied"
+    # the grader's own failure comes first
+    assert verdict(cell=CellOutcome("passed"), judge=[PASS], flags=Flags(copy=COPY, grader_error="judge"))[0] == \
+        "grader-error"
 
 
 def test_an_unknown_judge_status_becomes_failed_and_a_bad_cell_state_is_refused():

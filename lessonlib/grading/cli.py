@@ -49,6 +49,9 @@ def _parser():
     p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per notebook (600)")
     p.add_argument("--cell-timeout", type=float, default=60.0, metavar="S", help="seconds per cell (60)")
     p.add_argument("--keep", action="store_true", help="keep the temporary graded runs (for debugging)")
+    p.add_argument("--confinement", choices=("auto", "landlock", "none"), default="auto",
+                   help="walls around the graded kernel: Landlock when it works here (auto), required (landlock), "
+                        "or none (answers that could read files then wait for review)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     return p
 
@@ -122,12 +125,24 @@ def _self_preview(args):
         return _usage(str(exc))
     if solution:
         reference.note = f"checked against {solution}"
-    options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
-    result = grader.grade_submission(reference, path, options)
-    print(f"PREVIEW (not a grade) — {reference.note}")
+    options = _options(args)
+    try:
+        shared = grader.prepare(reference, options, denied=[path])
+    except RuntimeError as exc:
+        return _usage(str(exc))
+    try:
+        result = grader.grade_submission(reference, path, options, shared=shared)
+    finally:
+        shared.close()
+    print(f"PREVIEW (not a grade) — {reference.note}; protection: {shared.protection}")
     print(reports.feedback_markdown(result, title="Preview", preview=True))
     _write(args, [result], preview=True)
     return 0
+
+
+def _options(args):
+    return grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep,
+                          confinement=args.confinement)
 
 
 def _usage(message):
@@ -167,8 +182,18 @@ def main(argv=None):
     submissions = grader.find_submissions(args.submissions, args.reference)
     if not submissions:
         return _usage("no .ipynb submissions found")
-    options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
-    results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet)
+    options = _options(args)
+    outputs = [p for p in (args.out, args.json, args.feedback) if p]
+    try:
+        shared = grader.prepare(reference, options, denied=[p for _, p in submissions] + outputs)
+    except RuntimeError as exc:
+        return _usage(str(exc))
+    print(f"lessonlib-grade: protection: {shared.protection}", file=sys.stderr)
+    try:
+        results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet,
+                                     shared=shared)
+    finally:
+        shared.close()
     _write(args, results)
     if not args.quiet:
         print(reports.summary_table(results))

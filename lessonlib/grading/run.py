@@ -23,10 +23,12 @@ import nbformat
 from .judge_process import JudgeProcess
 from .notebook import KERNEL_NAME, build_graded
 from .processes import clean_env, kill_tree, sweep
-from .sandbox import build_sandbox
+from .sandbox import SYSTEM_READ_WRITE, kernel_spec, make_private
 
 #: Bytes of nbval's own log kept for a grader-error message.
 LOG_TAIL = 4000
+#: Bytes of the kernel's record of attempts to reach outside its walls that are read.
+WATCH_BYTES = 64 * 1024
 
 
 @dataclass
@@ -45,6 +47,7 @@ class RunRecord:
     run_error: str = ""
     grader_error: str = ""
     notes: list = field(default_factory=list)
+    attempts: list = field(default_factory=list)     # the kernel's record of reaching outside its walls
 
 
 def _read_report(stream, cells, limit=2**20):
@@ -110,20 +113,47 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
     return finished, dict(cells), proc.returncode
 
 
-def graded_run(reference, exercise, submission, options):
-    """Run ``submission``'s answers in the reference's graded notebook; a :class:`RunRecord`."""
+def read_attempts(path, limit=WATCH_BYTES):
+    """The kernel's record of attempts to reach outside its walls (``[{"path", "function", ...}]``)."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    out = []
+    for line in raw.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("path"), str):
+            functions = [str(f)[:80] for f in rec.get("functions", []) if isinstance(f, str)][:8]
+            out.append({"event": str(rec.get("event", ""))[:40], "path": rec["path"][:300],
+                        "line": str(rec.get("line", ""))[:200], "direct": rec.get("direct") is not False,
+                        "check": rec["check"][:80] if isinstance(rec.get("check"), str) else None,
+                        "function": next((f for f in functions if f.isidentifier()), "the top level of an answer cell")})
+    return out
+
+
+def graded_run(reference, exercise, submission, options, shared):
+    """Run ``submission``'s answers in the reference's graded notebook; a :class:`RunRecord`.
+
+    ``shared``: what the batch's runs share (:class:`~.grader.Shared`: the sandbox library, the
+    confinement policy and whether it is enforced).
+    """
     deadline = time.monotonic() + options.timeout
     root = Path(tempfile.mkdtemp(prefix="lessonlib-grade-"))
-    kernel_root = Path(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
-    workdir = kernel_root / "cwd"                         # the kernel's cwd: empty, and so is its parent
-    workdir.mkdir()
+    private = make_private(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
+    workdir = private / "cwd"                             # the kernel's cwd: empty
     run_dir = root / "run"
     run_dir.mkdir()
     record, judge = RunRecord(), None
+    policy = dict(shared.policy, read_write=[str(private), *SYSTEM_READ_WRITE]) if shared.policy else None
     try:
         judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root))
-        jupyter_path = build_sandbox(root / "sandbox", exercise, judge_address=judge.address, token=judge.token,
-                                     workdir=workdir, python=options.python)
+        jupyter_path = kernel_spec(root / "kernel", shared.sandbox, exercise, judge_address=judge.address,
+                                   token=judge.token, private=private, python=options.python, policy=policy,
+                                   enforce=shared.enforce)
         nb, record.roles = build_graded(reference, submission)
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
@@ -136,6 +166,10 @@ def graded_run(reference, exercise, submission, options):
             record.run_error = f"the nbval process was killed by signal {-status} (from the notebook's code?)"
         elif not record.cells and record.finished:
             record.run_error = "nbval did not run the notebook:\n" + _tail(run_dir / "nbval.log")
+        if "could not confine itself" in _tail(run_dir / "nbval.log"):
+            record.grader_error = record.run_error = ("the graded kernel could not confine itself (Landlock); "
+                                                      "nothing was run:\n" + _tail(run_dir / "nbval.log"))
+        record.attempts = read_attempts(private / "watch.jsonl")
     finally:
         if judge is not None:
             judge.kill()
@@ -144,5 +178,5 @@ def graded_run(reference, exercise, submission, options):
             record.notes.append(f"kept: {root} (kernel cwd {workdir})")
         else:
             shutil.rmtree(root, ignore_errors=True)
-            shutil.rmtree(kernel_root, ignore_errors=True)
+            shutil.rmtree(private, ignore_errors=True)
     return record

@@ -24,11 +24,12 @@ import argparse
 import copy
 import os
 import sys
+import time
 from pathlib import Path
 
 import nbformat
 
-from . import grader, reports
+from . import classreport, gradebook, grader, reports
 from .checker import exercise_for_notebook, load_exercise
 from .notebook import (CHECK_TAG, ReferenceNotebookError, _lessonlib_meta, _tags, load_reference,
                        read_json_notebook, reference_from_nb, SubmissionError)
@@ -42,7 +43,11 @@ def _parser():
     p.add_argument("--reference", metavar="SOLUTION.ipynb", help="the instructor's solution notebook")
     p.add_argument("--self", dest="self_nb", metavar="NOTEBOOK", help="preview the grade of your own notebook")
     p.add_argument("--solutions", metavar="DIR", help="(--self) where the solution notebooks are")
-    p.add_argument("--out", metavar="CSV", help="gradebook: one row per submission and check")
+    p.add_argument("--out", metavar="CSV", help="long format: one row per submission and check")
+    p.add_argument("--gradebook", metavar="CSV", help="one row per submission: student_id, submission, total, max, "
+                   "a column per check, needs_review (for a spreadsheet or an LMS import)")
+    p.add_argument("--report", metavar="DIR", help="the class report: DIR/index.html (scores, item analysis, "
+                   "common mistakes, review list, timing)")
     p.add_argument("--json", metavar="JSON", help="results with every message, by submission file name")
     p.add_argument("--feedback", metavar="DIR", help="one Markdown feedback file per submission")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="grade N notebooks at a time")
@@ -150,7 +155,13 @@ def _usage(message):
     return 2
 
 
-def _write(args, results, preview=False):
+def _write(args, results, preview=False, wall_seconds=None):
+    if args.gradebook:
+        gradebook.write_gradebook(results, args.gradebook, roots=args.submissions or [args.self_nb])
+    if args.report and results:
+        title = f"Class report — {Path(args.reference).name}" if args.reference else "Report"
+        classreport.write_report(results, args.report, title=title, roots=args.submissions or [args.self_nb],
+                                 wall_seconds=wall_seconds)
     if args.out:
         reports.write_csv(results, args.out)
     if args.json:
@@ -183,20 +194,23 @@ def main(argv=None):
     if not submissions:
         return _usage("no .ipynb submissions found")
     options = _options(args)
-    outputs = [p for p in (args.out, args.json, args.feedback) if p]
+    outputs = [p for p in (args.out, args.json, args.feedback, args.gradebook, args.report) if p]
     try:
         shared = grader.prepare(reference, options, denied=[p for _, p in submissions] + outputs)
     except RuntimeError as exc:
         return _usage(str(exc))
     print(f"lessonlib-grade: protection: {shared.protection}", file=sys.stderr)
+    start = time.monotonic()
     try:
         results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet,
                                      shared=shared)
     finally:
         shared.close()
-    _write(args, results)
+    wall = time.monotonic() - start
+    _write(args, results, wall_seconds=wall)
     if not args.quiet:
         print(reports.summary_table(results))
+    print(classreport.summary_text(results, roots=args.submissions, wall_seconds=wall))
     return 0
 
 

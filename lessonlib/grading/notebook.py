@@ -196,6 +196,11 @@ def parse_student_id(source):
     return None
 
 
+def file_student_id(path):
+    """The student id a submission gets from its file name (``alice_05.ipynb`` → ``alice_05``), sanitised."""
+    return _STUDENT_ID.sub("_", os.path.splitext(os.path.basename(path))[0])[:64]
+
+
 def read_submission(path, reference):
     """The answer sources of a submission, matched to the reference's answer cells."""
     data = read_json_notebook(path)
@@ -224,7 +229,7 @@ def read_submission(path, reference):
         notes.append(f"{ignored} code cell(s) you added outside the answer cells were not run: "
                      "put all your code in the answer cells")
     first = answers[reference.answers[0][0]] if reference.answers else ""
-    sid = parse_student_id(first) or _STUDENT_ID.sub("_", os.path.splitext(os.path.basename(path))[0])[:64]
+    sid = parse_student_id(first) or file_student_id(path)
     return Submission(os.fspath(path), answers, sid, ignored, notes)
 
 

@@ -1,6 +1,7 @@
 """Cross-checking utilities: every algorithm of the course checked against the others.
 
-* :func:`random_state` — a seeded random ``(q, q̇, q̈)`` for a model;
+* :func:`random_state` — a seeded random ``(q, q̇, q̈)`` for a model (defined in :mod:`lessonlib.samples`,
+  beside the random models, so that every layer can use the one helper);
 * :func:`compare` — one aligned table of several named results and their largest disagreement;
 * :func:`agreement` — every algorithm pair and identity of the course on one model and state,
   returned as a report a notebook can display.
@@ -23,21 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .conventions import AGREE_ATOL, AGREE_RTOL
+from .conventions import AGREE_ATOL, AGREE_RTOL, ZERO_GRAVITY
 from .dynamics import aba, bias_forces, coriolis_matrix, crba, forward_dynamics, gravity_torques, rnea
 from .dynamics.terms import FD_METHODS, velocity_torques
+from .samples import random_state
 
-
-def random_state(model, seed=0, *, scale=1.0):
-    """A reproducible random state ``(q, q̇, q̈)`` for ``model``, each of shape (n,).
-
-    Revolute positions are uniform in [−π, π]; prismatic positions in [−0.2, 0.2] m; velocities and
-    accelerations standard normal times ``scale``.
-    """
-    rng = np.random.default_rng(seed)
-    revolute = np.array([j.is_revolute for j in model.joints])
-    q = np.where(revolute, rng.uniform(-np.pi, np.pi, model.n), rng.uniform(-0.2, 0.2, model.n))
-    return q, scale * rng.normal(size=model.n), scale * rng.normal(size=model.n)
+__all__ = ["random_state", "compare", "Comparison", "agreement", "AgreementReport", "AgreementRow", "tau_ext_of"]
 
 
 @dataclass(frozen=True)
@@ -193,4 +185,4 @@ def agreement(model, q=None, qd=None, qdd=None, *, seed=0, gravity=None, f_ext=N
 def tau_ext_of(model, q, f_ext):
     """Generalised forces ``τ_ext = Σ J_iᵀ f_ext,i`` of body wrenches (computed by RNEA, g = 0)."""
     zero = np.zeros(model.n)
-    return -rnea(model, q, zero, zero, gravity=(0.0, 0.0, 0.0), f_ext=f_ext)
+    return -rnea(model, q, zero, zero, gravity=ZERO_GRAVITY, f_ext=f_ext)

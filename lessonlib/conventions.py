@@ -16,9 +16,9 @@ none of them is written down twice.
 >>> xi = np.array([1., 2., 3., 4., 5., 6.])       # [ω; v]
 >>> xi[ANG], xi[LIN]
 (array([1., 2., 3.]), array([4., 5., 6.]))
->>> swap_order(xi)                                 # [v; ω]
+>>> swap_order(xi, kind="vector")                  # [v; ω]
 array([4., 5., 6., 1., 2., 3.])
->>> bool(np.array_equal(swap_order(swap_order(xi)), xi))
+>>> bool(np.array_equal(swap_order(swap_order(xi, kind="vector"), kind="vector"), xi))
 True
 """
 from __future__ import annotations
@@ -33,6 +33,10 @@ LIN = slice(3, 6)
 BASE = -1
 #: Default gravity (world frame, m/s²).
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+#: Default gravity of the planar sample arms, which move in the x–y plane with "up" along +y.
+PLANAR_GRAVITY = (0.0, -9.81, 0.0)
+#: Gravity switched off: what the inverse dynamics needs for ``c(q, q̇)``, ``M``'s columns and ``Jᵀ F``.
+ZERO_GRAVITY = (0.0, 0.0, 0.0)
 
 # --- named tolerances -------------------------------------------------------------------------
 #: Below this rotation angle (rad) the Lie-group functions switch to series expansions.
@@ -54,40 +58,52 @@ ASSEMBLY_TOL = 1e-12
 #: Closed chains: a state is "on the constraint" when ``|φ|``, ``|G q̇|``, ``|G q̈ − γ|`` are below this
 #: (relative to the size of the terms, plus this much absolutely).
 CONSISTENCY_TOL = 1e-7
-#: Singular values below ``RANK_TOL · σ_max`` count as zero (rank of a constraint Jacobian, SVD NOC).
+#: Singular values below ``RANK_TOL · σ_max`` count as zero (rank of a constraint Jacobian, SVD NOC, a
+#: chain Jacobian); so do the pivots of a mass matrix below ``RANK_TOL`` times its scale (Cholesky,
+#: ABA's ``D_i``): a singular ``M`` is reported, never divided by.
 RANK_TOL = 1e-10
 
 
-def swap_order(x, *, columns=False):
+#: What :func:`swap_order` can convert; the caller says which one an array is.
+SWAP_KINDS = ("vector", "operator", "columns")
+
+
+def swap_order(x, *, kind):
     """Swap a spatial quantity between angular-first ``[ω; v]`` and linear-first ``[v; ω]``.
 
-    * a 6-vector, or a stack ``(..., 6)`` of them: the last axis is permuted;
-    * a 6×6 operator (inertia, Ad, ad): rows and columns are permuted, ``P A Pᵀ``;
-    * a 6×k matrix whose **columns** are spatial vectors (a Jacobian): rows only. A 6×6 Jacobian
-      (six joints) looks like an operator, so say ``columns=True`` for every Jacobian.
+    ``kind`` (required: the shape alone cannot tell a stack of six twists from an operator):
+
+    * ``"vector"`` — a 6-vector, or a stack ``(..., 6)`` of them: the last axis is permuted;
+    * ``"operator"`` — a 6×6 matrix that maps spatial vectors to spatial vectors (inertia, Ad, ad),
+      or a stack ``(..., 6, 6)``: rows and columns are permuted, ``P A Pᵀ``;
+    * ``"columns"`` — a 6×k matrix whose **columns** are spatial vectors (a Jacobian): rows only.
 
     The permutation is its own inverse, so the same call converts back.
 
     >>> import numpy as np
     >>> I = np.diag([1., 2., 3., 4., 5., 6.])
-    >>> np.diag(swap_order(I))
+    >>> np.diag(swap_order(I, kind="operator"))
     array([4., 5., 6., 1., 2., 3.])
-    >>> swap_order(np.eye(6), columns=True)[0]         # row 0 of a 6-joint Jacobian comes from row 3
+    >>> swap_order(np.eye(6), kind="columns")[0]          # row 0 of a 6-joint Jacobian comes from row 3
+    array([0., 0., 0., 1., 0., 0.])
+    >>> swap_order(np.eye(6), kind="vector")[0]           # six twists, one per row: each is permuted
     array([0., 0., 0., 1., 0., 0.])
     """
     x = np.asarray(x)
     perm = np.r_[3:6, 0:3]
-    if columns:
-        if x.ndim != 2 or x.shape[0] != 6:
-            raise ValueError(f"x: expected a 6xk matrix of column vectors, got shape {x.shape}")
-        return x[perm, :]
-    if x.shape == (6, 6):
-        return x[np.ix_(perm, perm)]
-    if x.ndim == 2 and x.shape[0] == 6 and x.shape[1] != 6:
-        return x[perm, :]
-    if x.ndim >= 1 and x.shape[-1] == 6:
+    if kind == "vector":
+        if x.ndim < 1 or x.shape[-1] != 6:
+            raise ValueError(f"x: expected a 6-vector or a stack (..., 6) of them (kind='vector'), got shape {x.shape}")
         return x[..., perm]
-    raise ValueError(f"x: expected a 6-vector, a 6x6 matrix or a 6xk matrix, got shape {x.shape}")
+    if kind == "operator":
+        if x.ndim < 2 or x.shape[-2:] != (6, 6):
+            raise ValueError(f"x: expected a 6x6 operator or a stack (..., 6, 6) (kind='operator'), got shape {x.shape}")
+        return x[..., perm, :][..., perm]
+    if kind == "columns":
+        if x.ndim != 2 or x.shape[0] != 6:
+            raise ValueError(f"x: expected a 6xk matrix of column vectors (kind='columns'), got shape {x.shape}")
+        return x[perm, :]
+    raise ValueError(f"kind: expected one of {SWAP_KINDS} (what the array is), got {kind!r}")
 
 
 def gravity_vector(gravity, default=DEFAULT_GRAVITY):

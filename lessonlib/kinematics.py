@@ -10,29 +10,87 @@ Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not
   column ``j`` is ``Ad(T_0_j) S_j``.
 * ``frame="body"`` — the twist in body-frame axes at the body origin (``J_b``):
   column ``j`` is ``Ad(T_i_j) S_j`` with ``T_i_j = T_0_i⁻¹ T_0_j``. ``J_s = Ad(T_0_i) J_b``.
-* ``frame="hybrid"`` — the velocity of the body origin and the angular velocity, both in world axes
-  (the classical geometric Jacobian): ``diag(R_0_i, R_0_i) J_b``.
+* ``frame="hybrid"`` — the angular velocity and the velocity of the body origin, both in world axes:
+  ``diag(R_0_i, R_0_i) J_b``. This is the classical geometric Jacobian of [Siciliano et al. 2009] and
+  [Craig 2005] **with its two halves in the other order**: they stack ``[v; ω]`` (linear rows
+  first), this course ``[ω; v]``; swap the row blocks (``conventions.swap_order(J, kind="columns")``)
+  to compare with them.
 """
 from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import se3
-from .conventions import ANG, BASE, LIN
+from ._operators import rot6
+from .conventions import BASE
 
 FRAMES = ("space", "body", "hybrid")
 
 
-def _rodrigues(model, q):
+@dataclass(frozen=True)
+class _JointTables:
+    """Per-model constants of the vectorised joint transforms (computed once per Model, read-only).
+
+    Joint ``i`` turns (slides) body ``i`` by ``θ_i = scale_i q_i`` about the unit screw
+    ``Ŝ_i = S_i / scale_i``. A joint screw has zero pitch, so Rodrigues' formula holds in SE(3)
+    and for its adjoint (``[Ŝ]³ = −[Ŝ]``, ``ad(Ŝ)³ = −ad(Ŝ)``)::
+
+        exp([Ŝ]θ)   = 1 + sin θ [Ŝ]    + (1 − cos θ) [Ŝ]²
+        Ad(exp(Ŝθ)) = 1 + sin θ ad(Ŝ)  + (1 − cos θ) ad(Ŝ)²
+
+    and a prismatic joint (``[Ŝ]² = ad(Ŝ)² = 0``) has ``θ`` in place of ``sin θ``. Hence
+    ``T_p_i(q) = T_tree + sin θ · T_tree[Ŝ] + (1 − cos θ) · T_tree[Ŝ]²`` and
+    ``X_i_p(q) = Ad(exp(−Ŝθ)) X_tree = X_tree − sin θ · ad(Ŝ) X_tree + (1 − cos θ) · ad(Ŝ)² X_tree``
+    with the constant ``X_tree = Ad(T_tree⁻¹)``: every joint transform of a configuration in three
+    array operations.
+    """
+
+    scale: np.ndarray           # (n,) Joint.scale
+    prismatic: np.ndarray       # indices of the prismatic joints
+    T_hat: np.ndarray           # (n, 4, 4) T_tree [Ŝ]
+    T_hat2: np.ndarray          # (n, 4, 4) T_tree [Ŝ]²
+    X_tree: np.ndarray          # (n, 6, 6) Ad(T_tree⁻¹)
+    ad_X: np.ndarray            # (n, 6, 6) ad(Ŝ) X_tree
+    ad2_X: np.ndarray           # (n, 6, 6) ad(Ŝ)² X_tree
+
+    @classmethod
+    def of(cls, model):
+        scale = np.array([j.scale for j in model.joints], dtype=float)
+        unit = model.S / scale[:, None]
+        hat = np.array([se3.hat(s) for s in unit]).reshape(model.n, 4, 4)
+        ad = np.array([se3.ad(s) for s in unit]).reshape(model.n, 6, 6)
+        X_tree = np.array([se3.Ad(se3.inv(T)) for T in model.T_tree]).reshape(model.n, 6, 6)
+        tables = cls(scale, np.array([i for i, j in enumerate(model.joints) if not j.is_revolute], dtype=int),
+                     model.T_tree @ hat, model.T_tree @ hat @ hat, X_tree, ad @ X_tree, ad @ ad @ X_tree)
+        for array in vars(tables).values():
+            array.setflags(write=False)
+        return tables
+
+
+#: model -> its _JointTables; a Model that goes away takes its entry along.
+_TABLES = weakref.WeakKeyDictionary()
+
+
+def _tables(model):
+    tables = _TABLES.get(model)
+    if tables is None:
+        tables = _TABLES[model] = _JointTables.of(model)
+    return tables
+
+
+def _rodrigues(tables, q):
     """Coefficients of Rodrigues' formula for every joint: ``(sin θ_i, 1 − cos θ_i)``, ``θ_i = scale_i q_i``.
 
     A prismatic joint gets ``θ_i`` in place of ``sin θ_i`` (its ``[Ŝ]²`` is zero, so the second
-    coefficient does not matter). See ``Model._precompute_kinematics`` for the identities.
+    coefficient does not matter). See :class:`_JointTables` for the identities.
     """
-    theta = model._joint_scale * q
+    theta = tables.scale * q
     s = np.sin(theta)
-    if model._prismatic_joints.size:                     # a prismatic joint slides: θ in place of sin θ
-        s[model._prismatic_joints] = theta[model._prismatic_joints]
+    if tables.prismatic.size:                            # a prismatic joint slides: θ in place of sin θ
+        s[tables.prismatic] = theta[tables.prismatic]
     return s, 1.0 - np.cos(theta)
 
 
@@ -50,8 +108,9 @@ def fk(model, q):
     array([1., 0., 0.])
     """
     q = model.check_q(q)
-    s, c = _rodrigues(model, q)
-    T_p = model.T_tree + s[:, None, None] * model._T_tree_hat + c[:, None, None] * model._T_tree_hat2
+    tables = _tables(model)
+    s, c = _rodrigues(tables, q)
+    T_p = model.T_tree + s[:, None, None] * tables.T_hat + c[:, None, None] * tables.T_hat2
     T = np.empty((model.n, 4, 4))
     for i in range(model.n):
         p = model.parent[i]
@@ -67,7 +126,8 @@ def joint_transforms(model, q):
 
     Computed for all joints in one vectorised pass by Rodrigues' formula for the adjoint,
     ``X_i_p = Ad(exp(−Ŝθ)) X_tree = X_tree − sin θ · ad(Ŝ) X_tree + (1 − cos θ) · ad(Ŝ)² X_tree``,
-    with ``X_tree = Ad(T_tree⁻¹)`` and the two products precomputed when the Model is built.
+    with ``X_tree = Ad(T_tree⁻¹)`` and the two products computed once per Model (and kept here, in
+    a cache of this module: the Model itself knows nothing of them).
 
     >>> import numpy as np
     >>> from lessonlib import samples, se3
@@ -76,13 +136,10 @@ def joint_transforms(model, q):
     >>> bool(np.allclose(X[1], se3.Ad(se3.inv(arm.joint_transform(1, -0.4)))))
     True
     """
-    return _joint_transforms(model, model.check_q(q))
-
-
-def _joint_transforms(model, q):
-    """:func:`joint_transforms` for a ``q`` the caller has already checked (the dynamics algorithms)."""
-    s, c = _rodrigues(model, q)
-    return model._X_tree - s[:, None, None] * model._ad_X_tree + c[:, None, None] * model._ad2_X_tree
+    q = model.check_q(q)
+    tables = _tables(model)
+    s, c = _rodrigues(tables, q)
+    return tables.X_tree - s[:, None, None] * tables.ad_X + c[:, None, None] * tables.ad2_X
 
 
 def frame_pose(model, q, name):
@@ -161,11 +218,7 @@ def jacobian(model, q, body=-1, frame="space"):
     J_body = se3.Ad(se3.inv(T_0_b)) @ J
     if frame == "body":
         return J_body
-    R = T_0_b[:3, :3]
-    J_hyb = np.empty_like(J_body)
-    J_hyb[ANG] = R @ J_body[ANG]
-    J_hyb[LIN] = R @ J_body[LIN]
-    return J_hyb
+    return rot6(T_0_b[:3, :3]) @ J_body                 # both halves turned into world axes
 
 
 def body_twists(model, q, qd):

@@ -27,10 +27,13 @@ from importlib import resources
 import numpy as np
 
 from . import se3, so3, spatial
+from .conventions import PLANAR_GRAVITY
 from .model import Frame, Joint, Model, from_dh, from_poe, from_urdf
 
-PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 _Z = np.array([0.0, 0.0, 1.0])
+#: Joint positions a random state draws: revolute angles in ±π rad, prismatic strokes in ±0.2 m.
+REVOLUTE_RANGE = np.pi
+PRISMATIC_RANGE = 0.2
 
 
 def _rod_inertia(m, length, axis=0):
@@ -227,10 +230,16 @@ def seed002_trajectory(t, T=2.0, q0=0.0, qT=np.pi / 3, n=7):
 
 
 def robot_path(name):
-    """Path of a URDF file shipped with the package (``lessonlib/robots/NAME.urdf``)."""
-    path = resources.files("lessonlib") / "robots" / f"{name}.urdf"
+    """Path (a string) of a URDF file shipped with the package, ``lessonlib/robots/NAME.urdf``.
+
+    >>> robot_path("ur5").endswith("ur5.urdf")
+    True
+    """
+    robots = resources.files("lessonlib") / "robots"
+    path = robots / (name if str(name).endswith(".urdf") else f"{name}.urdf")
     if not path.is_file():
-        raise ValueError(f"name: no shipped URDF called {name!r}")
+        shipped = sorted(p.name[:-5] for p in robots.iterdir() if p.name.endswith(".urdf"))
+        raise ValueError(f"name: no shipped URDF called {name!r}; shipped: {shipped}")
     return str(path)
 
 
@@ -250,6 +259,26 @@ def chain(n, *, seed=0):
         m = 1.0 + rng.uniform(0, 0.5)
         G.append(spatial.inertia(m, [0.0, 0.0, 0.15], _box_inertia(m, 0.05, 0.05, 0.3)))
     return Model(list(range(-1, n - 1)), joints, T_tree, G, name=f"chain{n}")
+
+
+def random_state(model, seed=0, *, scale=1.0, size=None):
+    """A reproducible random state ``(q, q̇, q̈)`` of ``model``: each (n,), or (size, n) for ``size`` states.
+
+    Revolute positions are uniform in ±:data:`REVOLUTE_RANGE` (rad), prismatic positions in
+    ±:data:`PRISMATIC_RANGE` (m); velocities and accelerations standard normal times ``scale``.
+    ``seed``: an int, or a ``numpy.random.Generator`` to draw from (it advances). The one random-state
+    helper of the course (also :func:`lessonlib.check.random_state`).
+
+    >>> q, qd, qdd = random_state(scara(), seed=1)
+    >>> bool(abs(q[2]) <= PRISMATIC_RANGE), q.shape          # joint 2 is SCARA's prismatic quill
+    (True, (4,))
+    """
+    rng = np.random.default_rng(seed)
+    shape = (model.n,) if size is None else (int(size), model.n)
+    revolute = np.array([j.is_revolute for j in model.joints])
+    q = np.where(revolute, rng.uniform(-REVOLUTE_RANGE, REVOLUTE_RANGE, shape),
+                 rng.uniform(-PRISMATIC_RANGE, PRISMATIC_RANGE, shape))
+    return q, scale * rng.normal(size=shape), scale * rng.normal(size=shape)
 
 
 def random_inertia(rng, mass_range=(0.5, 3.0), size=0.4):

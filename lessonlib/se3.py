@@ -24,11 +24,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _rodrigues as rodrigues
 from . import so3
+from ._symbolic import clean, factor_angle, is_symbolic, numeric_norm, sym_matrix, sym_vector, times
+from ._validate import check_skew, matrix, scalar, vector
 from .conventions import ANG, LIN, ROTATION_TOL, UNIT_TOL
-from .so3 import (_a, _axis_form, _b, _c, _check_skew, _db, _dc, _factor_angle,
-                  _hat3, _is_symbolic, _matrix, _scalar, _sym_clean, _sym_matrix,
-                  _sym_norm_if_numeric, _sym_vector, _times, _vector)
 
 __all__ = [
     "hat", "vee", "exp", "log", "inv", "Ad", "ad", "ad_dual",
@@ -77,7 +77,7 @@ def check_transform(T, name="T"):
     ...
     ValueError: T: expected bottom row [0, 0, 0, 1], got [0.0, 0.0, 0.0, 2.0]
     """
-    T = _matrix(T, (4, 4), name)
+    T = matrix(T, (4, 4), name)
     bottom = T[3].tolist()
     if bottom != [0.0, 0.0, 0.0, 1.0] and not np.abs(T[3] - _BOTTOM).max() <= ROTATION_TOL:
         raise ValueError(f"{name}: expected bottom row [0, 0, 0, 1], got {bottom}")
@@ -98,13 +98,13 @@ def from_Rp(R, p):
     >>> bool(np.allclose(T @ [0., 0., 0., 1.], [1., 2., 3., 1.]))
     True
     """
-    if _is_symbolic(R) or _is_symbolic(p):
+    if is_symbolic(R) or is_symbolic(p):
         import sympy as sp
-        R, p = _sym_matrix(R, (3, 3), "R"), _sym_vector(p, 3, "p")
+        R, p = sym_matrix(R, (3, 3), "R"), sym_vector(p, 3, "p")
         return _sym_blocks(R, p, sp.zeros(1, 3), sp.ones(1, 1))
     T = np.eye(4)
     T[:3, :3] = so3.check_rotation(R)
-    T[:3, 3] = _vector(p, 3, "p")
+    T[:3, 3] = vector(p, 3, "p")
     return T
 
 
@@ -120,8 +120,8 @@ def to_Rp(T):
     >>> bool(np.allclose(from_Rp(*to_Rp(T)), T))
     True
     """
-    if _is_symbolic(T):
-        T = _sym_matrix(T, (4, 4), "T")
+    if is_symbolic(T):
+        T = sym_matrix(T, (4, 4), "T")
         return T[:3, :3], T[:3, 3]
     T = check_transform(T)
     return T[:3, :3].copy(), T[:3, 3].copy()
@@ -141,13 +141,13 @@ def hat(xi):
     >>> bool(np.array_equal(vee(hat(xi)), xi))
     True
     """
-    if _is_symbolic(xi):
+    if is_symbolic(xi):
         import sympy as sp
-        xi = _sym_vector(xi, 6, "xi")
+        xi = sym_vector(xi, 6, "xi")
         return sp.Matrix.vstack(sp.Matrix.hstack(so3.hat(xi[:3, :]), xi[3:, :]), sp.zeros(1, 4))
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     Xi = np.zeros((4, 4))
-    Xi[:3, :3] = _hat3(*xi[ANG].tolist())
+    Xi[:3, :3] = so3.hat(xi[ANG])
     Xi[:3, 3] = xi[LIN]
     return Xi
 
@@ -164,14 +164,14 @@ def vee(Xi):
     >>> bool(np.array_equal(hat(vee(Xi)), Xi))
     True
     """
-    if _is_symbolic(Xi):
+    if is_symbolic(Xi):
         import sympy as sp
-        Xi = _sym_matrix(Xi, (4, 4), "Xi")
+        Xi = sym_matrix(Xi, (4, 4), "Xi")
         return sp.Matrix.vstack(so3.vee(Xi[:3, :3]), Xi[:3, 3])
-    Xi = _matrix(Xi, (4, 4), "Xi")
+    Xi = matrix(Xi, (4, 4), "Xi")
     if np.abs(Xi[3]).max() > ROTATION_TOL:
         raise ValueError(f"Xi: expected bottom row [0, 0, 0, 0], got {Xi[3].tolist()}")
-    _check_skew(Xi[:3, :3], "Xi[:3, :3]")
+    check_skew(Xi[:3, :3], "Xi[:3, :3]")
     return np.array([Xi[2, 1], Xi[0, 2], Xi[1, 0], Xi[0, 3], Xi[1, 3], Xi[2, 3]])
 
 
@@ -187,7 +187,7 @@ def screw_axis(xi):
     >>> s.axis.tolist(), s.point.tolist(), round(s.pitch, 6), s.magnitude
     ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], 0.05, 2.0)
     """
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     w, v = xi[ANG], xi[LIN]
     theta = float(np.linalg.norm(w))
     if theta > UNIT_TOL * max(1.0, float(np.linalg.norm(v))):
@@ -210,13 +210,13 @@ def ad(xi):
     >>> bool(np.allclose(hat(ad(x) @ y), hat(x) @ hat(y) - hat(y) @ hat(x)))
     True
     """
-    if _is_symbolic(xi):
+    if is_symbolic(xi):
         import sympy as sp
-        xi = _sym_vector(xi, 6, "xi")
+        xi = sym_vector(xi, 6, "xi")
         W, V = so3.hat(xi[:3, :]), so3.hat(xi[3:, :])
         return _sym_blocks(W, sp.zeros(3, 3), V, W)
-    xi = _vector(xi, 6, "xi")
-    W, V = _hat3(*xi[ANG].tolist()), _hat3(*xi[LIN].tolist())
+    xi = vector(xi, 6, "xi")
+    W, V = so3.hat(xi[ANG]), so3.hat(xi[LIN])
     return _blocks(W, _Z3, V, W)
 
 
@@ -232,10 +232,10 @@ def ad_dual(xi):
     >>> bool(np.array_equal(ad_dual(xi), -ad(xi).T))
     True
     """
-    if _is_symbolic(xi):
+    if is_symbolic(xi):
         return -ad(xi).T
-    xi = _vector(xi, 6, "xi")
-    W, V = _hat3(*xi[ANG].tolist()), _hat3(*xi[LIN].tolist())
+    xi = vector(xi, 6, "xi")
+    W, V = so3.hat(xi[ANG]), so3.hat(xi[LIN])
     return _blocks(W, V, _Z3, W)
 
 
@@ -252,14 +252,14 @@ def Ad(T):
     >>> bool(np.allclose(hat(Ad(T) @ xi), T @ hat(xi) @ inv(T)))
     True
     """
-    if _is_symbolic(T):
+    if is_symbolic(T):
         import sympy as sp
-        T = _sym_matrix(T, (4, 4), "T")
+        T = sym_matrix(T, (4, 4), "T")
         R, p = T[:3, :3], T[:3, 3]
         return _sym_blocks(R, sp.zeros(3, 3), so3.hat(p) * R, R)
     T = check_transform(T)
-    R = T[:3, :3]
-    return _blocks(R, _Z3, _hat3(*T[:3, 3].tolist()) @ R, R)
+    R, p = T[:3, :3], T[:3, 3]
+    return _blocks(R, _Z3, so3.hat(p) @ R, R)
 
 
 # --- group ------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def inv(T):
     >>> bool(np.allclose(T @ inv(T), np.eye(4)))
     True
     """
-    if _is_symbolic(T):
+    if is_symbolic(T):
         R, p = to_Rp(T)
         return from_Rp(R.T, -R.T * p)
     T = check_transform(T)
@@ -305,14 +305,13 @@ def exp(xi, angle=None):
     """
     if angle is not None:
         return _exp_screw_angle(xi, angle)
-    if _is_symbolic(xi):
-        return _exp_symbolic_vector(_sym_vector(xi, 6, "xi"))
-    wx, wy, wz, vx, vy, vz = _vector(xi, 6, "xi").tolist()
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    a, b, c = _a(theta), _b(theta), _c(theta)
+    if is_symbolic(xi):
+        return _exp_symbolicvector(sym_vector(xi, 6, "xi"))
+    xi = vector(xi, 6, "xi")
+    w, v = xi[ANG], xi[LIN]
     T = np.empty((4, 4))
-    T[:3, :3] = _axis_form(math.cos(theta), a, b, wx, wy, wz)
-    T[:3, 3] = _axis_form(a, b, c, wx, wy, wz) @ (vx, vy, vz)         # V(ω) v
+    T[:3, :3] = so3.exp(w)
+    T[:3, 3] = so3.left_jacobian(w) @ v                 # V(ω) v
     T[3] = _BOTTOM
     return T
 
@@ -326,13 +325,13 @@ def _check_screw(w_norm, v_norm):
 
 def _exp_screw_angle(S, angle):
     """exp(S θ) for a unit screw S; sympy if either is sympy."""
-    if not (_is_symbolic(S) or _is_symbolic(angle)):
-        S = _vector(S, 6, "xi")
+    if not (is_symbolic(S) or is_symbolic(angle)):
+        S = vector(S, 6, "xi")
         _check_screw(math.sqrt(S[ANG] @ S[ANG]), math.sqrt(S[LIN] @ S[LIN]))
-        return exp(S * _scalar(angle, "angle"))
+        return exp(S * scalar(angle, "angle"))
     import sympy as sp
-    S = _sym_vector(S, 6, "xi")
-    w_norm, v_norm = _sym_norm_if_numeric(S[:3, :]), _sym_norm_if_numeric(S[3:, :])
+    S = sym_vector(S, 6, "xi")
+    w_norm, v_norm = numeric_norm(S[:3, :]), numeric_norm(S[3:, :])
     if w_norm is not None and v_norm is not None:
         _check_screw(w_norm, v_norm)
     return _screw_symbolic(S, sp.sympify(angle))
@@ -351,16 +350,16 @@ def _screw_symbolic(S, theta):
     return from_Rp(R, G * v)
 
 
-def _exp_symbolic_vector(xi):
+def _exp_symbolicvector(xi):
     """exp of a sympy twist written as (numeric screw) × (angle)."""
     import sympy as sp
-    r, s = _factor_angle(xi, "xi")
+    r, s = factor_angle(xi, "xi")
     if r is None:
         return sp.eye(4)
     k = sp.sqrt(sum(e ** 2 for e in r[:3, :]))
     if k == 0:
         k = sp.sqrt(sum(e ** 2 for e in r[3:, :]))
-    return _screw_symbolic((r / k).applyfunc(_sym_clean), _times(s, _sym_clean(k)))
+    return _screw_symbolic((r / k).applyfunc(clean), times(s, clean(k)))
 
 
 def log(T):
@@ -376,7 +375,7 @@ def log(T):
     True
     """
     T = check_transform(T)
-    phi = so3._log(T[:3, :3])
+    phi = so3.log(T[:3, :3])
     return np.concatenate([phi, so3.left_jacobian_inv(phi) @ T[:3, 3]])
 
 
@@ -390,9 +389,9 @@ def _Q(w, v):
     Q = b[v] + c([ω][v] + [v][ω]) + (ω·v)((b′/θ)[ω] + (c′/θ)[ω]²).
     """
     theta = math.sqrt(w @ w)
-    W, V = _hat3(*w.tolist()), _hat3(*v.tolist())
-    return (_b(theta) * V + _c(theta) * (W @ V + V @ W)
-            + (w @ v) * (_db(theta) * W + _dc(theta) * (W @ W)))
+    W, V = so3.hat(w), so3.hat(v)
+    return (rodrigues.b(theta) * V + rodrigues.c(theta) * (W @ V + V @ W)
+            + (w @ v) * (rodrigues.db(theta) * W + rodrigues.dc(theta) * (W @ W)))
 
 
 def left_jacobian(xi):
@@ -407,7 +406,7 @@ def left_jacobian(xi):
     >>> bool(np.allclose(left_jacobian(xi), Ad(exp(xi)) @ right_jacobian(xi)))
     True
     """
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     J = so3.left_jacobian(xi[ANG])
     return _blocks(J, _Z3, _Q(xi[ANG], xi[LIN]), J)
 
@@ -424,7 +423,7 @@ def right_jacobian(xi):
     >>> bool(np.allclose(right_jacobian(xi), left_jacobian(-xi)))
     True
     """
-    return left_jacobian(-_vector(xi, 6, "xi"))
+    return left_jacobian(-vector(xi, 6, "xi"))
 
 
 def left_jacobian_inv(xi):
@@ -439,7 +438,7 @@ def left_jacobian_inv(xi):
     >>> bool(np.allclose(left_jacobian_inv(xi) @ left_jacobian(xi), np.eye(6)))
     True
     """
-    xi = _vector(xi, 6, "xi")
+    xi = vector(xi, 6, "xi")
     Ji = so3.left_jacobian_inv(xi[ANG])
     return _blocks(Ji, _Z3, -Ji @ _Q(xi[ANG], xi[LIN]) @ Ji, Ji)
 
@@ -455,4 +454,4 @@ def right_jacobian_inv(xi):
     >>> bool(np.allclose(right_jacobian_inv(xi) @ right_jacobian(xi), np.eye(6)))
     True
     """
-    return left_jacobian_inv(-_vector(xi, 6, "xi"))
+    return left_jacobian_inv(-vector(xi, 6, "xi"))

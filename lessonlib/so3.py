@@ -22,6 +22,9 @@ import math
 
 import numpy as np
 
+from . import _rodrigues as rodrigues
+from ._symbolic import clean, factor_angle, is_symbolic, numeric_norm, sym_matrix, sym_vector, times
+from ._validate import check_skew, matrix, scalar, vector
 from .conventions import ROTATION_TOL, SMALL_ANGLE, UNIT_TOL
 
 __all__ = [
@@ -33,210 +36,10 @@ __all__ = [
 _I3 = np.eye(3)
 _I3.flags.writeable = False
 
-# --- input handling (shared with se3) ---------------------------------------------------------
 
-
-def _is_symbolic(x):
-    """True if ``x`` is a sympy object or a list / tuple / object array that holds one."""
-    if isinstance(x, np.ndarray):
-        return x.dtype == object and any(_is_symbolic(e) for e in x.flat)
-    if isinstance(x, (list, tuple)):
-        return any(_is_symbolic(e) for e in x)
-    return type(x).__module__.startswith("sympy")
-
-
-def _float_array(x, name, what):
-    """``x`` as a float array, or ValueError naming ``name`` if it holds no real numbers."""
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected {what} of real numbers, got {x!r} ({err})") from None
-
-
-def _check_finite(a, name):
-    if not np.isfinite(a).all():
-        raise ValueError(f"{name}: expected finite values, got nan/inf in {a.tolist()}")
-
-
-def _vector(x, n, name):
-    """Validated float n-vector (shape ``(n,)``, finite)."""
-    a = _float_array(x, name, f"a {n}-vector")
-    if a.shape != (n,):
-        raise ValueError(f"{name}: expected a {n}-vector, got shape {a.shape}")
-    if not math.isfinite(sum(a.tolist())):        # cheap: a nan/inf makes the sum non-finite
-        _check_finite(a, name)
-    return a
-
-
-def _matrix(x, shape, name):
-    """Validated float matrix of the given shape (finite)."""
-    a = _float_array(x, name, f"a {shape[0]}x{shape[1]} matrix")
-    if a.shape != shape:
-        raise ValueError(f"{name}: expected a {shape[0]}x{shape[1]} matrix, got shape {a.shape}")
-    if not math.isfinite(sum(a.ravel().tolist())):      # cheap: a nan/inf makes the sum non-finite
-        _check_finite(a, name)
-    return a
-
-
-def _scalar(x, name):
-    """Validated finite float."""
-    if np.ndim(x) != 0:
-        raise ValueError(f"{name}: expected a scalar, got shape {np.shape(x)}")
-    try:
-        value = float(x)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected a real scalar, got {x!r} ({err})") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{name}: expected a finite scalar, got {value}")
-    return value
-
-
-def _check_skew(W, name):
-    """ValueError unless the float 3x3 ``W`` is skew-symmetric (to ROTATION_TOL, relative)."""
-    asym = np.abs(W + W.T).max()
-    if asym > ROTATION_TOL * max(1.0, np.abs(W).max()):
-        raise ValueError(f"{name}: expected a skew-symmetric 3x3 matrix (W = -Wᵀ), "
-                         f"got max|W + Wᵀ| = {asym:.3g}")
-
-
-def _sym_clean(e):
-    """Sympy expression; integer-valued floats become exact integers (1.0 → 1): tidy output."""
-    import sympy as sp
-    e = sp.sympify(e)
-    whole = {f: sp.Integer(int(f)) for f in e.atoms(sp.Float) if float(f).is_integer()}
-    return e.xreplace(whole) if whole else e
-
-
-def _sym_vector(x, n, name):
-    """Sympy column n-vector from a list, array or 1-row / 1-column sympy Matrix."""
-    import sympy as sp
-    try:
-        v = sp.Matrix(x)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected a {n}-vector, got {x!r} ({err})") from None
-    if v.shape not in ((n, 1), (1, n)):
-        raise ValueError(f"{name}: expected a {n}-vector, got shape {v.shape}")
-    return v.reshape(n, 1).applyfunc(_sym_clean)
-
-
-def _sym_matrix(x, shape, name):
-    """Sympy matrix of the given shape."""
-    import sympy as sp
-    try:
-        M = sp.Matrix(x)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected a {shape[0]}x{shape[1]} matrix, "
-                         f"got {x!r} ({err})") from None
-    if M.shape != shape:
-        raise ValueError(f"{name}: expected a {shape[0]}x{shape[1]} matrix, got shape {M.shape}")
-    return M.applyfunc(_sym_clean)
-
-
-def _sym_norm_if_numeric(v):
-    """Float norm of a sympy vector whose entries are numbers, else None (cannot be checked)."""
-    if v.free_symbols:
-        return None
-    return math.sqrt(sum(float(e) ** 2 for e in v))
-
-
-def _times(s, k):
-    """s·k, leaving s untouched when k is exactly 1."""
-    return s if k == 1 else s * k
-
-
-def _factor_angle(x, name):
-    """Write a sympy vector as ``r · s`` with numeric ratios ``r`` and one scalar expression ``s``.
-
-    Returns ``(r, s)``, or ``(None, None)`` when every entry is zero; ValueError when the entries
-    are not numeric multiples of one expression (e.g. ``[a, b, 0]`` with two symbols).
-    """
-    import sympy as sp
-    nonzero = [e for e in x if e != 0]
-    if not nonzero:
-        return None, None
-    s = nonzero[0]
-    r = x.applyfunc(lambda e: sp.simplify(e / s))
-    if r.free_symbols:
-        raise ValueError(f"{name}: cannot write {list(x)} as (numeric unit axis) x (angle); "
-                         "call exp(axis, angle) with the axis and the angle separately")
-    return r.applyfunc(_sym_clean), s
-
-
-# --- coefficients of the closed forms ---------------------------------------------------------
-# With θ = |φ|:  a = sin θ/θ,  b = (1 − cos θ)/θ²,  c = (θ − sin θ)/θ³,
-#                d = 1/θ² − (1 + cos θ)/(2θ sin θ)    (J⁻¹ coefficient),
-#                b′/θ = (a − 2b)/θ²,  c′/θ = (b − 3c)/θ²   (derivatives, for the SE(3) Q block).
-# a and b have cancellation-free forms (b = a(θ/2)²/2); they only need a guard at θ = 0.
-# c, b′/θ and c′/θ cancel catastrophically near 0 (relative error ~ 10 eps/θ²), so below
-# _SERIES_BELOW they use their Taylor series (alternating, entire: 12 terms leave a
-# truncation < 1e-18 at θ = 2.5). d = −(b′/θ)/(2b) inherits their accuracy without a series.
-# Measured against 50-digit arithmetic: relative error < 1e-15 for all θ in (0, π].
-
-_SERIES_BELOW = 2.5
-_C_SERIES = tuple((-1) ** k / math.factorial(2 * k + 3) for k in range(12))
-_DB_SERIES = tuple((-1) ** k * 2 * k / math.factorial(2 * k + 2) for k in range(1, 13))
-_DC_SERIES = tuple((-1) ** k * 2 * k / math.factorial(2 * k + 3) for k in range(1, 13))
-
-
-def _series(theta2, coeffs):
-    """Σ coeffs[k] θ^(2k) by Horner's rule in θ²."""
-    total = 0.0
-    for c in reversed(coeffs):
-        total = total * theta2 + c
-    return total
-
-
-def _a(theta):
-    """sin θ / θ."""
-    if theta < SMALL_ANGLE:
-        return 1.0 - theta * theta / 6.0
-    return math.sin(theta) / theta
-
-
-def _b(theta):
-    """(1 − cos θ)/θ², computed as ½ (sin(θ/2)/(θ/2))² (no cancellation)."""
-    half = _a(0.5 * theta)
-    return 0.5 * half * half
-
-
-def _c(theta):
-    """(θ − sin θ)/θ³."""
-    if theta < _SERIES_BELOW:
-        return _series(theta * theta, _C_SERIES)
-    return (theta - math.sin(theta)) / theta ** 3
-
-
-def _db(theta):
-    """b′(θ)/θ = (a − 2b)/θ²."""
-    if theta < _SERIES_BELOW:
-        return _series(theta * theta, _DB_SERIES)
-    return (_a(theta) - 2.0 * _b(theta)) / (theta * theta)
-
-
-def _dc(theta):
-    """c′(θ)/θ = (b − 3c)/θ²."""
-    if theta < _SERIES_BELOW:
-        return _series(theta * theta, _DC_SERIES)
-    return (_b(theta) - 3.0 * _c(theta)) / (theta * theta)
-
-
-def _d(theta):
-    """1/θ² − (1 + cos θ)/(2θ sin θ) = −(b′/θ)/(2b); singular at θ = 2π."""
-    return -_db(theta) / (2.0 * _b(theta))
-
-
-def _hat3(x, y, z):
+def _skew(x, y, z):
+    """The skew matrix of (x, y, z): the body of :func:`hat` for validated floats."""
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-
-
-def _axis_form(s, k, m, x, y, z):
-    """s I + k [φ] + m φφᵀ for φ = (x, y, z): every closed form here has this shape, since
-    [φ]² = φφᵀ − θ² I (e.g. exp: I + a[φ] + b[φ]² = cos θ I + a[φ] + b φφᵀ)."""
-    mx, my, mz = m * x, m * y, m * z
-    kx, ky, kz = k * x, k * y, k * z
-    return np.array([[s + mx * x, mx * y - kz, mx * z + ky],
-                     [mx * y + kz, s + my * y, my * z - kx],
-                     [mx * z - ky, my * z + kx, s + mz * z]])
 
 
 # --- algebra ----------------------------------------------------------------------------------
@@ -254,11 +57,11 @@ def hat(w):
     >>> bool(np.allclose(hat(w) @ x, np.cross(w, x)))
     True
     """
-    if _is_symbolic(w):
+    if is_symbolic(w):
         import sympy as sp
-        x, y, z = _sym_vector(w, 3, "w")
+        x, y, z = sym_vector(w, 3, "w")
         return sp.Matrix([[0, -z, y], [z, 0, -x], [-y, x, 0]])
-    return _hat3(*_vector(w, 3, "w").tolist())
+    return _skew(*vector(w, 3, "w").tolist())
 
 
 def vee(W):
@@ -273,12 +76,12 @@ def vee(W):
     >>> bool(np.array_equal(vee(hat(w)), w))
     True
     """
-    if _is_symbolic(W):
+    if is_symbolic(W):
         import sympy as sp
-        W = _sym_matrix(W, (3, 3), "W")
+        W = sym_matrix(W, (3, 3), "W")
         return sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
-    W = _matrix(W, (3, 3), "W")
-    _check_skew(W, "W")
+    W = matrix(W, (3, 3), "W")
+    check_skew(W, "W")
     return np.array([W[2, 1], W[0, 2], W[1, 0]])
 
 
@@ -304,11 +107,12 @@ def exp(phi, angle=None):
     """
     if angle is not None:
         return _exp_axis_angle(phi, angle)
-    if _is_symbolic(phi):
-        return _exp_symbolic_vector(_sym_vector(phi, 3, "phi"))
-    x, y, z = _vector(phi, 3, "phi").tolist()
-    theta = math.sqrt(x * x + y * y + z * z)
-    return _axis_form(math.cos(theta), _a(theta), _b(theta), x, y, z)
+    if is_symbolic(phi):
+        return _exp_symbolic_vector(sym_vector(phi, 3, "phi"))
+    phi = vector(phi, 3, "phi")
+    theta = math.sqrt(phi @ phi)
+    W = hat(phi)
+    return _I3 + rodrigues.a(theta) * W + rodrigues.b(theta) * (W @ W)
 
 
 def _check_unit(norm, name):
@@ -319,13 +123,13 @@ def _check_unit(norm, name):
 
 def _exp_axis_angle(axis, angle):
     """exp(ω θ) for a unit axis ω; sympy if either is sympy."""
-    if not (_is_symbolic(axis) or _is_symbolic(angle)):
-        w = _vector(axis, 3, "phi")
+    if not (is_symbolic(axis) or is_symbolic(angle)):
+        w = vector(axis, 3, "phi")
         _check_unit(math.sqrt(w @ w), "phi")
-        return exp(w * _scalar(angle, "angle"))
+        return exp(w * scalar(angle, "angle"))
     import sympy as sp
-    w = _sym_vector(axis, 3, "phi")
-    norm = _sym_norm_if_numeric(w)
+    w = sym_vector(axis, 3, "phi")
+    norm = numeric_norm(w)
     if norm is not None:
         _check_unit(norm, "phi")
     return _rodrigues_symbolic(w, sp.sympify(angle))
@@ -341,11 +145,11 @@ def _rodrigues_symbolic(w, theta):
 def _exp_symbolic_vector(phi):
     """exp of a sympy rotation vector written as (numeric axis) × (angle)."""
     import sympy as sp
-    r, s = _factor_angle(phi, "phi")
+    r, s = factor_angle(phi, "phi")
     if r is None:
         return sp.eye(3)
     k = sp.sqrt(sum(e ** 2 for e in r))
-    return _rodrigues_symbolic((r / k).applyfunc(_sym_clean), _times(s, _sym_clean(k)))
+    return _rodrigues_symbolic((r / k).applyfunc(clean), times(s, clean(k)))
 
 
 #: Below this cos θ (θ > 120°) log takes the axis from the symmetric part of R.
@@ -371,17 +175,15 @@ def log(R):
 
 def _log(R):
     """log of a validated float rotation matrix."""
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist()
-    w = 0.5 * np.array([r21 - r12, r02 - r20, r10 - r01])     # sin θ · u
-    s = math.sqrt(w @ w)
-    c = 0.5 * (r00 + r11 + r22 - 1.0)                          # cos θ
+    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])   # vee(R − Rᵀ)/2 = sin θ · u
+    s = math.sqrt(w @ w)                                                             # sin θ
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)                                    # (trace R − 1)/2 = cos θ
     theta = math.atan2(s, c)
     if c < _NEAR_PI_COS:
         return theta * _axis_near_pi(R, c, w)
     if theta < SMALL_ANGLE:
         return (1.0 + theta * theta / 6.0) * w                 # θ / sin θ
     return (theta / s) * w
-
 
 
 def _axis_near_pi(R, c, w):
@@ -404,19 +206,19 @@ def inv(R):
     >>> bool(np.allclose(R @ inv(R), np.eye(3)))
     True
     """
-    if _is_symbolic(R):
-        return _sym_matrix(R, (3, 3), "R").T
+    if is_symbolic(R):
+        return sym_matrix(R, (3, 3), "R").T
     return check_rotation(R).T.copy()
 
 
 def _axis_rotation(angle, i, j):
     """Rotation by ``angle`` in the (i, j) coordinate plane (about the third axis)."""
-    if _is_symbolic(angle):
+    if is_symbolic(angle):
         import sympy as sp
         c, s = sp.cos(angle), sp.sin(angle)
         R = sp.eye(3)
     else:
-        a = _scalar(angle, "angle")
+        a = scalar(angle, "angle")
         c, s = math.cos(a), math.sin(a)
         R = np.eye(3)
     R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
@@ -481,9 +283,10 @@ def left_jacobian(phi):
     >>> bool(np.allclose(left_jacobian(phi), exp(phi) @ right_jacobian(phi)))
     True
     """
-    x, y, z = _vector(phi, 3, "phi").tolist()
-    theta = math.sqrt(x * x + y * y + z * z)
-    return _axis_form(_a(theta), _b(theta), _c(theta), x, y, z)      # I + b[φ] + c[φ]²
+    phi = vector(phi, 3, "phi")
+    theta = math.sqrt(phi @ phi)
+    W = hat(phi)
+    return _I3 + rodrigues.b(theta) * W + rodrigues.c(theta) * (W @ W)
 
 
 def right_jacobian(phi):
@@ -498,7 +301,7 @@ def right_jacobian(phi):
     >>> bool(np.allclose(left_jacobian(phi), right_jacobian(-phi)))
     True
     """
-    return left_jacobian(-_vector(phi, 3, "phi"))
+    return left_jacobian(-vector(phi, 3, "phi"))
 
 
 def left_jacobian_inv(phi):
@@ -514,10 +317,10 @@ def left_jacobian_inv(phi):
     >>> bool(np.allclose(left_jacobian_inv(phi) @ left_jacobian(phi), np.eye(3)))
     True
     """
-    x, y, z = _vector(phi, 3, "phi").tolist()
-    theta2 = x * x + y * y + z * z
-    d = _d(math.sqrt(theta2))
-    return _axis_form(1.0 - d * theta2, -0.5, d, x, y, z)            # I − ½[φ] + d[φ]²
+    phi = vector(phi, 3, "phi")
+    theta = math.sqrt(phi @ phi)
+    W = hat(phi)
+    return _I3 - 0.5 * W + rodrigues.d(theta) * (W @ W)
 
 
 def right_jacobian_inv(phi):
@@ -531,7 +334,7 @@ def right_jacobian_inv(phi):
     >>> bool(np.allclose(right_jacobian_inv(phi) @ right_jacobian(phi), np.eye(3)))
     True
     """
-    return left_jacobian_inv(-_vector(phi, 3, "phi"))
+    return left_jacobian_inv(-vector(phi, 3, "phi"))
 
 
 # --- validation -------------------------------------------------------------------------------
@@ -555,7 +358,7 @@ def check_rotation(R, name="R", *, tol=ROTATION_TOL):
     ...
     ValueError: R: expected det(R) = +1 (a rotation), got det(R) = -1 (a reflection)
     """
-    R = _matrix(R, (3, 3), name)
+    R = matrix(R, (3, 3), name)
     err = np.abs(R.T @ R - _I3).max()
     if not err <= tol:
         raise ValueError(f"{name}: expected a rotation matrix (orthonormal: "
@@ -578,7 +381,7 @@ def is_rotation(R, tol=ROTATION_TOL):
     >>> is_rotation(exp([0.1, 0.2, 0.3])), is_rotation(np.diag([1., 1., -1.]))
     (True, False)
     """
-    if _is_symbolic(R):
+    if is_symbolic(R):
         import sympy as sp
         M = sp.Matrix(R)
         return (M.shape == (3, 3) and sp.simplify(M.T * M - sp.eye(3)).is_zero_matrix is True

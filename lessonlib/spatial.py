@@ -4,16 +4,19 @@ The names follow Featherstone's *Rigid Body Dynamics Algorithms* and seed 000 §
 thin, named view of a Lie-group operation from :mod:`lessonlib.se3`, so the two vocabularies of the
 course meet here:
 
-=========================  =======================  ==========================================
-spatial (Featherstone)     Lie group (seed 001)     meaning
-=========================  =======================  ==========================================
-``cross_motion(v)``        ``ad(v)``                ``v ×`` acting on a motion vector
-``cross_force(v)``         ``ad_dual(v) = −ad(v)ᵀ`` ``v ×*`` acting on a force vector
-``plucker(R, p)``          ``Ad(T⁻¹)``              motion transform from frame A to frame B
-``plucker(R, p).T``        ``Ad(T)ᵀ``               force transform from frame B to frame A
-=========================  =======================  ==========================================
+=========================  ========================  ==========================================
+spatial (Featherstone)     Lie group ([LG])          meaning
+=========================  ========================  ==========================================
+``cross_motion(v)``        ``ad(v)``                 ``v ×`` acting on a motion vector
+``cross_force(v)``         ``ad_dual(v) = −ad(v)ᵀ``  ``v ×*`` acting on a force vector
+``plucker(R, p)``          ``Ad(T⁻¹)``               motion transform from frame A to frame B
+``plucker(R, p).T``        ``Ad(T⁻¹)ᵀ``              force transform from frame B to frame A
+=========================  ========================  ==========================================
 
-Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T_A_B``).
+Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T = T_A_B``): the
+force transform is the transpose of the motion transform, ``X_B_Aᵀ = Ad(T_A_B⁻¹)ᵀ`` (power
+``fᵀ v`` is the same in both frames). A quantity of the whole body that does not depend on the
+point it is taken about, its mass, is :func:`mass`.
 
 >>> import numpy as np
 >>> v = np.array([0.1, -0.2, 0.3, 1.0, 2.0, -1.0])
@@ -103,6 +106,16 @@ def inertia(m, c, I_c):
     return G
 
 
+def mass(G):
+    """The mass ``m`` of a spatial inertia ``G`` (its linear block is ``m·1`` about any point; stacks too).
+
+    >>> float(mass(inertia(2.5, [0.1, 0.0, 0.0], np.eye(3) * 0.01)))
+    2.5
+    """
+    G = np.asarray(G, dtype=float)
+    return G[..., LIN, LIN][..., 0, 0][()]
+
+
 def inertia_params(G, name="G"):
     """Inverse of :func:`inertia`: ``(m, c, I_c)`` from a spatial inertia about the origin.
 
@@ -116,9 +129,9 @@ def inertia_params(G, name="G"):
         raise ValueError(f"{name}: expected a 6x6 spatial inertia, got shape {G.shape}")
     if not np.all(np.isfinite(G)):
         raise ValueError(f"{name}: contains non-finite values")
-    m = float(G[3, 3])
+    m = float(mass(G))
     if not m > 0:
-        raise ValueError(f"{name}: mass (G[3,3]) must be > 0, got {m}")
+        raise ValueError(f"{name}: mass (the linear block m·1) must be > 0, got {m}")
     mC = G[ANG, LIN]
     c = so3.vee(0.5 * (mC - mC.T)) / m
     C = so3.hat(c)

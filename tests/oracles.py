@@ -112,4 +112,4 @@ class PinOracle:
         J = pin.computeJointJacobian(self.pm, self.data, self._to_pin(q), self.pin_id[body]).reshape(6, -1)
         J_ours = np.empty_like(J)
         J_ours[:, self.order] = J                                   # LOCAL: joint frame J, linear-first
-        return se3.Ad(self.T_body_J[body]) @ swap_order(J_ours, columns=True)
+        return se3.Ad(self.T_body_J[body]) @ swap_order(J_ours, kind="columns")

@@ -132,7 +132,7 @@ def test_jacobian_transpose_force(model):
     q, _, _ = random_state(model, 5)
     F = rng.normal(size=6)
     for body in {0, model.n - 1}:
-        assert np.allclose(jacobian_transpose_force(model, q, F, body=body),
+        assert np.allclose(jacobian_transpose_force(model, q, F, frame="body", body=body),
                            jacobian(model, q, body=body, frame="body").T @ F, atol=1e-10)
         assert np.allclose(jacobian_transpose_force(model, q, F, body=body, frame="space"),
                            jacobian(model, q, body=body, frame="space").T @ F, atol=1e-10)

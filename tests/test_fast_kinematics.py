@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from lessonlib import samples, se3
-from lessonlib.dynamics._operators import ad, ad_dual, matvec
+from lessonlib import kinematics
 from lessonlib.kinematics import fk, joint_transforms
 from lessonlib.model import Joint
 
@@ -33,17 +33,15 @@ def test_rodrigues_equals_the_exponential_for_large_angles(name):
             assert np.allclose(T[i], T_p_i if p < 0 else T[p] @ T_p_i, atol=1e-12)
 
 
-def test_model_constants_are_read_only():
+def test_the_model_knows_no_kinematics_tables_and_the_cache_is_read_only():
     model = samples.scara()
-    assert model._prismatic_joints.tolist() == [i for i, j in enumerate(model.joints) if not j.is_revolute]
+    assert not [name for name in vars(model) if "tree_hat" in name or "X_tree" in name or "prismatic" in name]
+    X = joint_transforms(model, [0.1, 0.2, 0.3, 0.4])
+    tables = kinematics._TABLES[model]                       # filled by the first call, kept per Model
+    assert tables.prismatic.tolist() == [i for i, j in enumerate(model.joints) if not j.is_revolute]
     with pytest.raises(ValueError):
-        model._X_tree[0, 0, 0] = 1.0
-
-
-def test_unvalidated_operators_equal_se3_and_take_stacks():
-    rng = np.random.default_rng(25)
-    V = rng.normal(size=(4, 6))
-    assert np.array_equal(ad(V), np.array([se3.ad(v) for v in V]))
-    assert np.array_equal(ad_dual(V), np.array([se3.ad_dual(v) for v in V]))
-    M = rng.normal(size=(4, 6, 6))
-    assert np.allclose(matvec(M, V), np.einsum("nij,nj->ni", M, V))
+        tables.X_tree[0, 0, 0] = 1.0
+    assert np.array_equal(joint_transforms(model, [0.1, 0.2, 0.3, 0.4]), X)
+    other = samples.scara()                                  # an equal but distinct Model has its own entry
+    joint_transforms(other, np.zeros(4))
+    assert kinematics._TABLES[other] is not tables

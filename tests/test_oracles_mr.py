@@ -45,7 +45,7 @@ def test_documented_three_link_numbers():
                        atol=1e-7)
     # EndEffectorForces: J_bᵀ F — the same product; MR reads it as the actuator torque that makes the
     # tip push with F, the course as τ_ext when the environment pushes with F (opposite sides of the law).
-    assert np.allclose(jacobian_transpose_force(model, q, np.ones(6), body="ee"),
+    assert np.allclose(jacobian_transpose_force(model, q, np.ones(6), frame="body", body="ee"),
                        [1.40954608, 1.85771497, 1.392409], atol=1e-7)
     tau_fd = np.array([0.5, 0.6, 0.7])
     assert np.allclose(aba(model, q, qd, tau_fd, gravity=[0, 0, -9.8], f_ext=f_ext),

@@ -6,8 +6,9 @@ from lessonlib import samples, spatial
 from lessonlib.dynamics import rnea
 from lessonlib.dynamics.regressor import (INERTIA_BASIS, PARAMETER_NAMES, BaseParameters, base_parameters,
                                           body_regressor, fourier_trajectory, identify, inertial_parameters,
-                                          model_with_parameters, random_states, regressor, stacked_regressor,
+                                          model_with_parameters, regressor, stacked_regressor,
                                           synthetic_measurements)
+from lessonlib.samples import random_state
 from lessonlib.se3 import ad_dual
 
 ROBOTS = dict(samples.ALL, random_tree=lambda: samples.random_model(6, seed=21),
@@ -121,7 +122,7 @@ def test_base_regressor_reproduces_the_full_regressor(name):
     assert base.K.shape == (base.rank, 10 * model.n)
     assert np.array_equal(base.K[:, base.independent], np.eye(base.rank))
     assert len(base.independent) + len(base.dependent) == 10 * model.n
-    W = stacked_regressor(model, *random_states(model, 40, seed=99))
+    W = stacked_regressor(model, *random_state(model, 99, size=40))
     assert base.rank == np.linalg.matrix_rank(W)
     thetas = np.column_stack([inertial_parameters(model), np.random.default_rng(7).normal(size=(10 * model.n, 2))])
     for q, qd, qdd in states(model, 3, seed=8):

@@ -8,6 +8,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lessonlib import _rodrigues as rodrigues
 from lessonlib import so3
 
 N = 300                      # random samples per seeded identity test
@@ -266,13 +267,13 @@ def test_left_jacobian_is_the_series_of_seed_001():
 # --- accuracy near 0 against high-precision sympy ---------------------------------------------
 
 t = sp.Symbol("t", positive=True)
-COEFFICIENTS = {                       # private helpers of so3, the closed forms they stand for
-    "_a": sp.sin(t) / t,
-    "_b": (1 - sp.cos(t)) / t**2,
-    "_c": (t - sp.sin(t)) / t**3,
-    "_d": 1 / t**2 - (1 + sp.cos(t)) / (2 * t * sp.sin(t)),
-    "_db": (sp.sin(t) / t - 2 * (1 - sp.cos(t)) / t**2) / t**2,
-    "_dc": ((1 - sp.cos(t)) / t**2 - 3 * (t - sp.sin(t)) / t**3) / t**2,
+COEFFICIENTS = {                       # lessonlib._rodrigues: the closed forms they stand for
+    "a": sp.sin(t) / t,
+    "b": (1 - sp.cos(t)) / t**2,
+    "c": (t - sp.sin(t)) / t**3,
+    "d": 1 / t**2 - (1 + sp.cos(t)) / (2 * t * sp.sin(t)),
+    "db": (sp.sin(t) / t - 2 * (1 - sp.cos(t)) / t**2) / t**2,
+    "dc": ((1 - sp.cos(t)) / t**2 - 3 * (t - sp.sin(t)) / t**3) / t**2,
 }
 THETAS = [1e-300, 1e-12, 1e-8, 1e-5, 1e-3, 0.1, 0.7, 1.3, 2.0, 2.49, 2.51, 3.0, math.pi - 1e-9]
 
@@ -284,7 +285,7 @@ def exact(expr, theta):
 
 @pytest.mark.parametrize("name", sorted(COEFFICIENTS))
 def test_coefficients_are_relatively_accurate(name):
-    f = getattr(so3, name)
+    f = getattr(rodrigues, name)
     for theta in THETAS:
         ref = exact(COEFFICIENTS[name], theta) if theta > 1e-200 else exact(
             sp.limit(COEFFICIENTS[name], t, 0), 1.0)

@@ -14,7 +14,7 @@ import pytest
 from lessonlib import kinematics, se3, spatial
 from lessonlib.conventions import BASE, swap_order
 from lessonlib.model import from_dh, from_urdf
-from lessonlib.model.urdf import ROBOTS_DIR, robot_file
+from lessonlib.samples import robot_path
 
 pin = pytest.importorskip("pinocchio")
 
@@ -75,14 +75,14 @@ def _pin_q(pmodel, q):
 
 
 def _ang_first_columns(J):
-    """Pinocchio's linear-first Jacobian (6, n) with angular-first rows, column by column
-    (``swap_order`` of a (6, 6) array would also permute the columns)."""
+    """Pinocchio's linear-first Jacobian (6, n) with angular-first rows."""
     J = np.asarray(J).reshape(6, -1)         # pinocchio returns (6,) when nv = 1
-    return np.column_stack([swap_order(col) for col in J.T])
+    return swap_order(J, kind="columns")
 
 
 def _pin_model(xml_or_path):
-    if isinstance(xml_or_path, Path):
+    """Pinocchio's model of a URDF file (a Path, or a str that is no XML) or of an XML string."""
+    if isinstance(xml_or_path, Path) or not xml_or_path.lstrip().startswith("<"):
         return pin.buildModelFromUrdf(str(xml_or_path))
     return pin.buildModelFromXML(xml_or_path)
 
@@ -94,7 +94,7 @@ def _assert_matches_pinocchio(model, pmodel, n_samples=N_SAMPLES, seed=0):
     assert tuple(pmodel.names[1:]) == model.joint_names
     assert [p - 1 for p in pmodel.parents[1:]] == list(model.parent)
     for i in range(model.n):
-        np.testing.assert_allclose(model.inertia[i], swap_order(pmodel.inertias[i + 1].matrix()),
+        np.testing.assert_allclose(model.inertia[i], swap_order(pmodel.inertias[i + 1].matrix(), kind="operator"),
                                    atol=ATOL, err_msg=f"inertia of body {i} ({model.body_names[i]})")
     rng = np.random.default_rng(seed)
     for _ in range(n_samples):
@@ -122,19 +122,19 @@ def _assert_matches_pinocchio(model, pmodel, n_samples=N_SAMPLES, seed=0):
 # --- every shipped URDF against Pinocchio -----------------------------------------------------
 
 def test_every_shipped_file_is_tested():
-    assert sorted(p.stem for p in ROBOTS_DIR.glob("*.urdf")) == sorted(SHIPPED)
+    assert sorted(p.stem for p in Path(robot_path("ur5")).parent.glob("*.urdf")) == sorted(SHIPPED)
 
 
 @pytest.mark.parametrize("robot", SHIPPED)
 def test_shipped_urdf_matches_pinocchio(robot, recwarn):
-    path = robot_file(robot)
+    path = robot_path(robot)
     model = from_urdf(path)
     assert model.name == robot
     _assert_matches_pinocchio(model, _pin_model(path))
 
 
 def test_shipped_robot_structure():
-    panda = from_urdf(robot_file("panda"))
+    panda = from_urdf(robot_path("panda"))
     assert (panda.n, panda.is_chain) == (7, True)
     assert {f.name: f.body for f in panda.frames} == {
         "panda_link0": BASE, "panda_link8": 6, "panda_hand": 6, "panda_hand_tcp": 6,
@@ -146,22 +146,22 @@ def test_shipped_robot_structure():
                                [0.088, 0.0, 0.333 + 0.316 + 0.384 - 0.107 - 0.1034], atol=1e-12)
 
     with pytest.warns(UserWarning, match="panda_finger_joint2"):
-        gripper = from_urdf(robot_file("panda_gripper"))
+        gripper = from_urdf(robot_path("panda_gripper"))
     assert gripper.n == 9 and not gripper.is_chain
     assert gripper.joint_names[7:] == ("panda_finger_joint1", "panda_finger_joint2")
     assert [j.kind for j in gripper.joints[7:]] == ["prismatic", "prismatic"]
     assert gripper.parent[7:] == (6, 6)
     np.testing.assert_allclose(gripper.joints[8].axis, [0, -1, 0])
 
-    ur5 = from_urdf(robot_file("ur5"))
+    ur5 = from_urdf(robot_path("ur5"))
     np.testing.assert_allclose(ur5.mass, [3.7, 8.393, 2.275, 1.219, 1.219, 0.1879])
     assert {f.name: f.body for f in ur5.frames} == {
         "world": BASE, "base_link": BASE, "base": BASE, "ee_link": 5, "tool0": 5}
 
-    xarm = from_urdf(robot_file("xarm7"))
+    xarm = from_urdf(robot_path("xarm7"))
     np.testing.assert_allclose(xarm.mass, [2.382, 1.869, 1.6383, 1.7269, 1.3203, 1.325, 0.17])
 
-    arm = from_urdf(robot_file("test_arm"))
+    arm = from_urdf(robot_path("test_arm"))
     assert arm.joint_names == ("j1_yaw", "j2_shoulder", "j3_slide", "j4_wrist", "j5_aux",
                                "j6_aux_slide")
     assert arm.parent == (BASE, 0, 1, 2, 1, 4)
@@ -173,7 +173,7 @@ def test_shipped_robot_structure():
 def test_ur5_is_modern_robotics_ur5():
     """ur5.urdf reproduces Modern Robotics' published UR5 inverse-dynamics example
     (REFERENCE.md; Pinocchio's RNEA on the same file, Ftip applied at tool0)."""
-    path = robot_file("ur5")
+    path = robot_path("ur5")
     pmodel = _pin_model(path)
     pdata = pmodel.createData()
     q = np.array([0, math.pi / 6, math.pi / 4, math.pi / 3, math.pi / 2, 2 * math.pi / 3])
@@ -193,7 +193,7 @@ def test_ur5_is_modern_robotics_ur5():
 def test_double_pendulum_static_torques():
     """Seed 003: two horizontal 1 m, 1 kg rods, g = 10: holding torques (20, 5) N m,
     computed as tau = -sum_k J_com,k^T m_k g from the model's Jacobians."""
-    arm = from_urdf(robot_file("double_pendulum"), gravity=(0, 0, -10))
+    arm = from_urdf(robot_path("double_pendulum"), gravity=(0, 0, -10))
     q = np.array([math.pi / 2, 0.0])
     T = kinematics.fk(arm, q)
     tau = np.zeros(2)
@@ -335,7 +335,7 @@ def test_sibling_order_is_pinocchio_order():
 
 
 def test_path_string_and_xml_inputs_agree(tmp_path):
-    xml = robot_file("double_pendulum").read_text()
+    xml = Path(robot_path("double_pendulum")).read_text()
     path = tmp_path / "pendulum.urdf"
     path.write_text(xml)
     models = [from_urdf(path), from_urdf(str(path)), from_urdf(xml), from_urdf("\n  " + xml)]
@@ -345,7 +345,7 @@ def test_path_string_and_xml_inputs_agree(tmp_path):
 
 
 def test_name_and_gravity():
-    path = robot_file("double_pendulum")
+    path = robot_path("double_pendulum")
     assert from_urdf(path).name == "double_pendulum"
     assert from_urdf(path, name="swing").name == "swing"
     np.testing.assert_array_equal(from_urdf(path).gravity, [0, 0, -9.81])
@@ -440,7 +440,7 @@ def test_bad_path_and_type():
     with pytest.raises(ValueError, match="path_or_xml"):
         from_urdf(42)
     with pytest.raises(ValueError, match="no shipped URDF called 'nope'"):
-        robot_file("nope")
+        robot_path("nope")
 
 
 # --- the same robot from a DH table and from URDF ---------------------------------------------

@@ -51,7 +51,7 @@ def test_jacobian_transpose_force_at_named_frames(name):
     zero = np.zeros(model.n)
     for f in model.frames:
         F = rng.normal(size=6)
-        tau = jacobian_transpose_force(model, q, F, body=f.name)
+        tau = jacobian_transpose_force(model, q, F, frame="body", body=f.name)
         if f.body == BASE:
             np.testing.assert_array_equal(tau, zero)
             continue

@@ -1,21 +1,35 @@
-"""Constrained and composite mechanisms (seed 001 "约束动力学"; seed 002 NOC → DeNOC).
+"""Constrained and composite mechanisms ([LG, 约束动力学]; the NOC of [SWC16] → DeNOC).
 
 * :mod:`~lessonlib.constraints.compose` — splice Models: :func:`attach` (an arm on a body of another,
-  seed 001 "串联臂拼接"), :func:`attach_many` (several arms: a tree, "开环并联臂拼接"), :func:`split`;
-* :mod:`~lessonlib.constraints.closed` — closed loops: :class:`ClosedChainModel` (a spanning tree and
-  :class:`LoopConstraint` s), the constraint Jacobian ``G``, ``γ = −Ġq̇``, the natural orthogonal
-  complement :func:`noc`, reduced dynamics, inverse and forward dynamics with the loop-closure
-  forces, assembly, projection and stabilised simulation;
+  [LG, 串联臂拼接]), :func:`attach_many` (several arms: a tree, [LG, 开环并联臂拼接]), :func:`split`;
+* closed loops, one module per step: :mod:`~lessonlib.constraints.loops` — the model,
+  :class:`ClosedChainModel` (a spanning tree and :class:`LoopConstraint` s);
+  :mod:`~lessonlib.constraints.closure` — the closure kinematics ``φ``, the constraint Jacobian ``G``
+  and ``γ = −Ġq̇``; :mod:`~lessonlib.constraints.noc` — the natural orthogonal complement
+  :func:`noc`; :mod:`~lessonlib.constraints.closed` — reduced, inverse and forward dynamics with the
+  loop-closure forces; :mod:`~lessonlib.constraints.assembly` — closing the loops, projection;
+  :mod:`~lessonlib.constraints.motion` — inverse dynamics along a motion, stabilised simulation;
 * :mod:`~lessonlib.constraints.mechanisms` — the planar four-bar (with an independent sympy
-  derivation) and the five-bar parallel arm (seed 001's recipe: serial chains + power balance).
+  derivation) and the five-bar parallel arm ([LG, 并联臂]'s recipe: serial chains + power balance).
 
 Layer: above :mod:`lessonlib.dynamics` (imports model, kinematics, dynamics only).
+
+>>> fb = four_bar()
+>>> q = assemble(fb, [0.5, 1.0, 1.5])              # crank held at 0.5 rad, the loop closed by Newton
+>>> bool(abs(constraint_residual(fb, q)).max() < 1e-12)
+True
+>>> G, N = constraint_jacobian(fb, q), noc(fb, q)
+>>> G.shape, N.shape, bool(abs(G @ N).max() < 1e-12)
+((2, 3), (3, 1), True)
 """
-from .closed import (ASSEMBLY_TOL, CONSISTENCY_TOL, CONSTRAINT_KINDS, NOC_METHODS, RANK_TOL, ClosedChainModel,
-                     ClosedInverseDynamics, ClosedMotion, ClosedTrajectory, LoopConstraint, ReducedDynamics,
-                     assemble, closure_wrenches, constraint_bias, constraint_forces, constraint_jacobian,
-                     constraint_residual, forward_dynamics, inverse_dynamics, inverse_dynamics_along,
-                     joint_wrenches, noc, project, reduced_dynamics, simulate, state_from_independent)
+from ..conventions import ASSEMBLY_TOL, CONSISTENCY_TOL, RANK_TOL
+from .assembly import assemble, project, state_from_independent
+from .closed import (ClosedInverseDynamics, ReducedDynamics, closure_wrenches, constraint_forces, forward_dynamics,
+                     inverse_dynamics, joint_wrenches, reduced_dynamics)
+from .closure import constraint_bias, constraint_jacobian, constraint_residual
+from .loops import CONSTRAINT_KINDS, ClosedChainModel, LoopConstraint
+from .motion import ClosedMotion, ClosedTrajectory, inverse_dynamics_along, simulate
+from .noc import NOC_METHODS, noc
 from .compose import Split, attach, attach_many, split
 from .mechanisms import (FIVE_BAR, FOUR_BAR, PLANAR_GRAVITY, FiveBarParams, FourBarLagrange, FourBarParams,
                          circle_path, crank_motion, five_bar, five_bar_chains, five_bar_state, four_bar,

@@ -23,17 +23,17 @@ import numpy as np
 import sympy as sp
 
 from .. import se3, spatial
+from ..conventions import PLANAR_GRAVITY, RANK_TOL
 from ..dynamics import rnea
 from ..kinematics import jacobian
 from ..model import Frame, Joint, Model
-from .closed import ClosedChainModel, LoopConstraint
+from .loops import ClosedChainModel, LoopConstraint
 from .compose import attach
 
 __all__ = ["PLANAR_GRAVITY", "FourBarParams", "FOUR_BAR", "four_bar", "four_bar_angles", "four_bar_q",
            "grashof", "crank_motion", "FourBarLagrange", "four_bar_lagrange", "FiveBarParams", "FIVE_BAR",
            "five_bar_chains", "five_bar", "five_bar_state", "circle_path", "parallel_inverse_dynamics"]
 
-PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 _Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -402,8 +402,17 @@ def circle_path(t, center, radius, period):
             -radius * w * w * np.array([c, s]))
 
 
+def _regular(A, problem):
+    """``A`` unchanged, or ``ValueError`` when it is singular to ``RANK_TOL`` (``problem`` says where)."""
+    sigma = np.linalg.svd(A, compute_uv=False)
+    if not sigma[-1] > RANK_TOL * sigma[0]:
+        raise ValueError(f"states: {problem} (σ_min/σ_max = {sigma[-1] / sigma[0]:.1e}): a singular pose of the "
+                         "parallel arm, where the recipe's inverse does not exist; choose a pose away from it")
+    return A
+
+
 def parallel_inverse_dynamics(chains, states, *, actuated, tip="tip", task_rows=(3, 4), gravity=None):
-    """Motor torques of a parallel arm by seed 001's recipe: serial chains + the power balance.
+    """Motor torques of a parallel arm by [LG, 并联臂]'s recipe: serial chains + the power balance.
 
     1. Cut the parallel arm into serial chains that meet at one point (each chain a Model ending in
        the frame ``tip``; a part shared by several chains belongs to one of them only).
@@ -415,7 +424,9 @@ def parallel_inverse_dynamics(chains, states, *, actuated, tip="tip", task_rows=
        ``τ_aᵀ ẏ = Σ_k τ_kᵀ q̇_k``, gives ``τ_a = A⁻ᵀ Σ_k J_k⁻ᵀ τ_k``.
 
     ``states``: one ``(q_k, q̇_k, q̈_k)`` per chain; ``actuated``: the motor's joint index in each
-    chain. Returns ``τ_a`` (one per chain).
+    chain. Returns ``τ_a`` (one per chain). ``ValueError`` at a singular pose: a chain whose ``J_k``
+    is singular (stretched out or folded), or an ``A`` that is singular (the motors lose control
+    of the tip).
     """
     if len(chains) != len(states) or len(chains) != len(actuated):
         raise ValueError(f"chains, states, actuated: expected one entry per chain, got "
@@ -427,7 +438,9 @@ def parallel_inverse_dynamics(chains, states, *, actuated, tip="tip", task_rows=
         if J.shape[0] != J.shape[1]:
             raise ValueError(f"task_rows: chain {chain.name!r} has {chain.n} joints but {len(rows)} task rows; "
                              f"the recipe needs square chain Jacobians")
-        J_inv = np.linalg.inv(J)
+        J_inv = np.linalg.inv(_regular(J, f"chain {chain.name!r} at q = {np.round(q, 6).tolist()} has a "
+                                          f"singular tip Jacobian (rows {rows})"))
         A.append(J_inv[a])
         total = total + J_inv.T @ rnea(chain, q, qd, qdd, gravity=gravity)
-    return np.linalg.solve(np.array(A).T, total)
+    A = _regular(np.array(A), "the motors' rates do not determine the tip's velocity (A is singular)")
+    return np.linalg.solve(A.T, total)

@@ -1,4 +1,4 @@
-"""Input checking shared by the dynamics algorithms (not an algorithm: only validation)."""
+"""Input checking and error messages shared by the dynamics algorithms (not an algorithm)."""
 from __future__ import annotations
 
 from .. import conventions
@@ -17,3 +17,18 @@ def state(model, q, qd=None, qdd=None):
 def base_acceleration(model, gravity):
     """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`."""
     return conventions.base_acceleration(model.gravity_or_default(gravity))
+
+
+def singular_mass_matrix(model, joint, quantity, value):
+    """The ``ValueError`` for a mass matrix that is singular at ``joint`` (``quantity = value`` vanished).
+
+    A body beyond a joint that has no inertia about the joint's axis (a thin rod spinning about its
+    own axis, the only body beyond that joint) gives a zero row and column in ``M``: the torque
+    then determines no acceleration of that joint. The inertia checks accept such a rod (it is a
+    valid rigid body); forward dynamics cannot.
+    """
+    return ValueError(
+        f"model: the mass matrix of {model.name!r} is singular at joint {joint} ({model.joint_names[joint]!r}): "
+        f"{quantity} = {value:.3g}, so no torque determines its acceleration. What moves with this joint "
+        f"has no inertia about its axis (e.g. a thin rod spinning about its own axis as the only body "
+        f"beyond the joint); give that body a moment of inertia about the axis, or lock the joint.")

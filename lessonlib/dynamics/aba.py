@@ -1,26 +1,39 @@
-"""Forward dynamics by the articulated-body algorithm (Featherstone; seed 000 §2.3), O(n).
+"""Forward dynamics by the articulated-body algorithm ([WJ §2.3], [Featherstone 2008] §7.3), O(n).
 
-Three passes in the course's notation (``X[i] = X_i_p``, ``a_0 = [0; −g]``):
+Convention: spatial vectors ``[ω; v]`` / ``[n; f]`` in body coordinates; ``X[i] = X_i_p`` maps
+parent motion into body ``i``; gravity enters as the base acceleration ``a_0 = [0; −g]``;
+``f_ext[i]`` is the wrench the environment applies on body ``i`` (body frame, about its origin).
 
-1. outward — velocities ``v_i = X_i_p v_p + S_i q̇_i``; then, body by body (local, so for all
-   bodies at once), the velocity-product acceleration ``c_i = ad(v_i) S_i q̇_i`` and
-   ``I^A_i = I_i``, ``p^A_i = ad*(v_i) I_i v_i − f_ext,i``;
-2. inward — articulated inertias: ``U_i = I^A_i S_i``, ``D_i = S_iᵀ U_i``,
-   ``u_i = τ_i − S_iᵀ p^A_i``; the parent receives
-   ``I^a = I^A_i − U_i U_iᵀ / D_i`` and ``p^a = p^A_i + I^a c_i + U_i u_i / D_i`` through ``X_i_p``;
-3. outward — accelerations: ``a'_i = X_i_p a_p + c_i``, ``q̈_i = (u_i − U_iᵀ a'_i) / D_i``,
-   ``a_i = a'_i + S_i q̈_i``.
+1. outward — velocities, and each body's velocity-product acceleration and bias force::
 
-Inside the loops ``A.dot(x)`` is ``A @ x`` (NumPy's ``@`` costs about twice as much on 6-vectors).
+       v_i = X_i v_p + S_i q̇_i,     c_i = ad(v_i) S_i q̇_i,
+       I^A_i = I_i,                 p^A_i = ad*(v_i) I_i v_i − f_ext,i
+
+2. inward — articulated inertias; each body hands its parent what its subtree weighs through
+   joint ``i`` (the joint's own direction removed)::
+
+       U_i = I^A_i S_i,   D_i = S_iᵀ U_i,   u_i = τ_i − S_iᵀ p^A_i
+       I^a_i = I^A_i − U_i U_iᵀ / D_i,      p^a_i = p^A_i + I^a_i c_i + U_i u_i / D_i
+       I^A_p += X_iᵀ I^a_i X_i,              p^A_p += X_iᵀ p^a_i
+
+3. outward — accelerations::
+
+       a'_i = X_i a_p + c_i,   q̈_i = (u_i − U_iᵀ a'_i) / D_i,   a_i = a'_i + S_i q̈_i
+
+``D_i`` is the articulated inertia about joint ``i``'s axis; it vanishes only when what moves
+with the joint has no inertia about its axis (a thin rod spinning about its own axis): then the
+mass matrix is singular and :func:`aba` raises ``ValueError`` naming the joint. What is local to
+one body is evaluated for every body at once; inside the loops ``A.dot(x)`` is ``A @ x`` (on
+6-vectors NumPy's ``@`` costs about twice as much).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..conventions import BASE
-from ..kinematics import _joint_transforms
-from ._inputs import base_acceleration, state
-from ._operators import ad, ad_dual, matvec
+from .._operators import ad, ad_dual, matvec
+from ..conventions import BASE, RANK_TOL
+from ..kinematics import joint_transforms
+from ._inputs import base_acceleration, singular_mass_matrix, state
 
 _ZERO = np.zeros(6)
 _ZERO.setflags(write=False)
@@ -29,7 +42,8 @@ _ZERO.setflags(write=False)
 def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     """Joint accelerations ``q̈ = FD(q, q̇, τ)`` by the articulated-body algorithm.
 
-    ``f_ext`` (n, 6): wrenches the environment applies on the bodies (body frames).
+    ``f_ext`` (n, 6): wrenches the environment applies on the bodies (body frames). ``ValueError``
+    when the mass matrix is singular (see the module docstring).
 
     >>> import numpy as np
     >>> from lessonlib import samples
@@ -41,36 +55,36 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     tau = model.check_q(tau, "tau")
     F_ext = model.check_f_ext(f_ext)
     S, I, parent, n = model.S, model.inertia, model.parent, model.n
-    X = _joint_transforms(model, q)
-    vJ = S * qd[:, None]                                 # joint velocities S_i q̇_i
-    v = [None] * n
+    X = joint_transforms(model, q)
+    vJ = S * qd[:, None]                                 # S_i q̇_i of every joint
+    v = np.empty((n, 6))
     for i in range(n):                                   # 1. outward: velocities
         p = parent[i]
         v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
-    v = np.array(v).reshape(n, 6)
-    c = -matvec(ad(vJ), v)                               # c_i = ad(v_i) S_i q̇_i = −ad(S_i q̇_i) v_i
-    I_A = list(np.array(I))                              # articulated inertias and bias forces,
-    p_A = list(matvec(ad_dual(v), matvec(I, v)))         # filled inward (rows: updated in place)
+    c = matvec(ad(v), vJ)                                # c_i = ad(v_i) S_i q̇_i, every body at once
+    I_A = np.array(I)                                    # articulated inertias and bias forces,
+    p_A = matvec(ad_dual(v), matvec(I, v))               # completed by the inward pass
     if F_ext is not None:
-        p_A = [p_A_i - F_i for p_A_i, F_i in zip(p_A, F_ext)]
-    U, D, u = [None] * n, [None] * n, [None] * n
+        p_A -= F_ext
+    D_min = RANK_TOL * np.abs(I).max()                   # D_i below this: a singular mass matrix
+    U, D, u = np.empty((n, 6)), np.empty(n), np.empty(n)
     for i in reversed(range(n)):                         # 2. inward: articulated inertias
-        S_i = S[i]
-        U[i] = U_i = I_A[i].dot(S_i)
-        D[i] = D_i = S_i.dot(U_i)
-        u[i] = u_i = tau[i] - S_i.dot(p_A[i])
+        U[i] = I_A[i].dot(S[i])
+        D[i] = S[i].dot(U[i])
+        u[i] = tau[i] - S[i].dot(p_A[i])
+        if not D[i] > D_min:
+            raise singular_mass_matrix(model, i, f"D_{i} = S_iᵀ I^A_i S_i", D[i])
         p = parent[i]
         if p != BASE:
-            X_i = X[i]
-            I_a = I_A[i] - U_i[:, None] * (U_i / D_i)     # I^A_i − U_i U_iᵀ / D_i
-            p_a = p_A[i] + I_a.dot(c[i]) + U_i * (u_i / D_i)
-            I_A[p] += X_i.T.dot(I_a.dot(X_i))
-            p_A[p] += X_i.T.dot(p_a)
+            I_a = I_A[i] - np.outer(U[i], U[i]) / D[i]
+            p_a = p_A[i] + I_a.dot(c[i]) + U[i] * (u[i] / D[i])
+            I_A[p] += X[i].T.dot(I_a).dot(X[i])
+            p_A[p] += X[i].T.dot(p_a)
     a_0 = base_acceleration(model, gravity)
-    a, qdd = [None] * n, np.empty(n)
+    a, qdd = np.empty((n, 6)), np.empty(n)
     for i in range(n):                                   # 3. outward: accelerations
         p = parent[i]
         a_i = X[i].dot(a_0 if p == BASE else a[p]) + c[i]
-        qdd[i] = qdd_i = (u[i] - U[i].dot(a_i)) / D[i]
-        a[i] = a_i + S[i] * qdd_i
+        qdd[i] = (u[i] - U[i].dot(a_i)) / D[i]
+        a[i] = a_i + S[i] * qdd[i]
     return qdd

@@ -1,21 +1,26 @@
-"""The joint-space mass matrix by the composite-rigid-body algorithm (seed 000 §2.3).
+"""The joint-space mass matrix by the composite-rigid-body algorithm ([WJ §2.3], [Featherstone 2008] §6.2).
 
-Inward pass: each body's composite inertia collects everything outboard of it::
+Convention: spatial vectors ``[ω; v]`` in body coordinates; ``X[i] = X_i_p`` maps parent motion
+into body ``i``; ``I_i`` is body ``i``'s spatial inertia about its origin.
 
-    I^c_i = I_i + Σ_{children j} X_j_iᵀ I^c_j X_j_i
+Inward pass, ``i = n−1 .. 0``: each body's composite inertia collects everything outboard of it::
 
-Then ``M_ii = S_iᵀ I^c_i S_i`` and, walking from ``i`` toward the base through its ancestors
-``j``, ``F ← X_k_pᵀ F`` with ``F = I^c_i S_i`` gives ``M_ij = M_ji = S_jᵀ F``. Cost O(n·depth)
-— at most O(n²); ``M`` is returned full and symmetric.
+    I^c_i = I_i + Σ_{children j} X_jᵀ I^c_j X_j
 
-Inside the loops ``A.dot(B)`` is ``A @ B`` (NumPy's ``@`` costs about twice as much on 6-vectors).
+Then, for each joint ``i``: ``F = I^c_i S_i``, ``M_ii = S_iᵀ F``, and walking from ``i`` toward the
+base through its ancestors ``j`` (``F ← X_kᵀ F`` carries the force one joint inward)::
+
+    M_ij = M_ji = S_jᵀ F
+
+Cost O(n·depth) — at most O(n²); ``M`` is returned full and symmetric. Inside the loops ``A.dot(B)``
+is ``A @ B`` (on 6-vectors NumPy's ``@`` costs about twice as much).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..conventions import BASE
-from ..kinematics import _joint_transforms
+from ..kinematics import joint_transforms
 from ._inputs import state
 
 
@@ -30,7 +35,7 @@ def crba(model, q):
     """
     (q,) = state(model, q)
     S, parent, n = model.S, model.parent, model.n
-    X = _joint_transforms(model, q)
+    X = joint_transforms(model, q)
     I_c = np.array(model.inertia)                        # composite inertias, filled inward
     for i in reversed(range(n)):
         if parent[i] != BASE:

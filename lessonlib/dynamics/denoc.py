@@ -71,7 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import so3
+from .._operators import ad, rot6, skew
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import fk
 from ._inputs import state
@@ -93,22 +93,13 @@ def twist_propagation(a):
     array([0., 1., 0.])
     """
     A = np.eye(6)
-    A[LIN, ANG] = -so3.hat(np.asarray(a, dtype=float))
+    A[LIN, ANG] = -skew(np.asarray(a, dtype=float))
     return A
 
 
 def _W(omega):
-    """``W_k = diag([ω]×, [ω]×)`` (seed 002's Ω_k): ``d/dt`` of a body-fixed 6-vector is ``W_k`` times it."""
-    W = np.zeros((6, 6))
-    W[ANG, ANG] = W[LIN, LIN] = so3.hat(omega)
-    return W
-
-
-def _rot6(R):
-    """``diag(R, R)``: body axes -> world axes for a 6-vector."""
-    X = np.zeros((6, 6))
-    X[ANG, ANG] = X[LIN, LIN] = R
-    return X
+    """``W_k = diag([ω]×, [ω]×) = ad([ω; 0])`` ([SWC16]'s Ω_k): ``d/dt`` of a body-fixed 6-vector is ``W_k`` times it."""
+    return ad(np.concatenate([omega, np.zeros(3)]))
 
 
 def _joint_rate_vector(joint, T_0_k, O_k):
@@ -131,7 +122,7 @@ def _link_mass_matrix(model, k, R, reference):
     else:
         G = np.zeros((6, 6))
         G[ANG, ANG], G[LIN, LIN] = model.I_com[k], model.mass[k] * np.eye(3)
-    X = _rot6(R)
+    X = rot6(R)
     return X @ G @ X.T
 
 
@@ -177,7 +168,7 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
         M_k = _link_mass_matrix(model, k, R_k, "origin")
         w[k] = M_k @ t_dot[k] + W_k @ M_k @ E @ t[k]
         if F_ext is not None:
-            w[k] -= _rot6(R_k) @ F_ext[k]
+            w[k] -= rot6(R_k) @ F_ext[k]
     tau = np.zeros(nb)
     for k in reversed(range(nb)):                                 # inward: wrenches
         tau[k] = p[k] @ w[k]

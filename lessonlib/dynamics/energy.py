@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._operators import ad
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import body_twists, fk, joint_transforms
-from ..se3 import ad
 
 ENERGY_RATE_METHODS = ("analytic", "central_difference")
 #: Step of the central difference in :func:`energy_rate` (s), divided by max(1, |q̇|∞, |q̈|∞).

@@ -42,9 +42,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import so3, spatial
+from .._operators import ad, ad_dual
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import joint_transforms
-from ..se3 import ad, ad_dual
+from ..samples import random_state
 from ._inputs import base_acceleration, state
 
 #: Order of a body's ten standard inertial parameters (inertia about the body-frame origin).
@@ -72,7 +73,7 @@ INERTIA_BASIS = _inertia_basis()
 
 def body_parameters(G):
     """The ten standard parameters of one spatial inertia ``G`` (about the body origin)."""
-    m, mc, I_O = G[3, 3], so3.vee(0.5 * (G[ANG, LIN] - G[ANG, LIN].T)), G[ANG, ANG]
+    m, mc, I_O = spatial.mass(G), so3.vee(0.5 * (G[ANG, LIN] - G[ANG, LIN].T)), G[ANG, ANG]
     return np.concatenate([[m], mc, [I_O[r, c] for r, c in _INERTIA_ENTRIES]])
 
 
@@ -166,13 +167,6 @@ def _independent_columns(W, order, threshold):
     return np.array(kept, dtype=int)
 
 
-def random_states(model, n_samples, *, seed=0):
-    """``n_samples`` random ``(q, q̇, q̈)`` (each (n_samples, n)): ``q`` uniform in [−π, π], the rest normal."""
-    rng = np.random.default_rng(seed)
-    return (rng.uniform(-np.pi, np.pi, (n_samples, model.n)), rng.normal(size=(n_samples, model.n)),
-            rng.normal(size=(n_samples, model.n)))
-
-
 def stacked_regressor(model, Q, QD, QDD, *, gravity=None):
     """Regressors of many samples stacked row-wise, (N·n, 10 n), matching ``TAU.ravel()`` of (N, n) torques."""
     return np.vstack([regressor(model, q, qd, qdd, gravity=gravity) for q, qd, qdd in zip(Q, QD, QDD)])
@@ -226,7 +220,7 @@ class BaseParameters:
 def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
     """The base parameter set of ``model``, from regressors stacked over random states.
 
-    ``n_samples`` random states (:func:`random_states`, ``seed``) give ``W`` (n_samples·n, 10 n),
+    ``n_samples`` random states (:func:`lessonlib.samples.random_state`, ``seed``) give ``W`` (n_samples·n, 10 n),
     compressed to its triangular factor ``R`` (``W = Q R``: same column dependencies). The rank
     ``r`` is the number of singular values above ``tol`` times the largest, ``σ₁``. The independent
     columns are picked greedily in the order :data:`COLUMN_PRIORITY` (a column is kept when its part
@@ -249,7 +243,7 @@ def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
     if not (np.isfinite(tol) and 0 < tol < 1):
         raise ValueError(f"tol: expected a relative tolerance in (0, 1), got {tol!r}")
     g = model.gravity_or_default(gravity)
-    W = np.linalg.qr(stacked_regressor(model, *random_states(model, int(n_samples), seed=seed), gravity=g),
+    W = np.linalg.qr(stacked_regressor(model, *random_state(model, seed, size=int(n_samples)), gravity=g),
                      mode="r")
     sigma = np.linalg.svd(W, compute_uv=False)
     r = int(np.sum(sigma > tol * sigma[0]))

@@ -1,13 +1,13 @@
-"""Inverse dynamics by the recursive Newton–Euler algorithm, spatial form (seed 000 §2.2, seed 003).
+"""Inverse dynamics by the recursive Newton–Euler algorithm, spatial form ([WJ §2.2], [RNE05]).
 
 Convention: spatial vectors ``[ω; v]`` / ``[n; f]`` in body coordinates; ``X[i] = X_i_p`` maps
 parent motion into body ``i``; gravity enters as the base acceleration ``a_0 = [0; −g]``;
 ``f_ext[i]`` is the wrench the environment applies on body ``i`` (body frame, about its origin).
 
-Outward pass (motion), ``i = 0 .. n−1``::
+Outward pass (motion), ``i = 0 .. n−1`` (parent ``p``; the base has ``v = 0``, ``a = a_0``)::
 
-    v_i = X_i_p v_p + S_i q̇_i
-    a_i = X_i_p a_p + S_i q̈_i + ad(v_i) S_i q̇_i
+    v_i = X_i v_p + S_i q̇_i
+    a_i = X_i a_p + S_i q̈_i + ad(v_i) S_i q̇_i
 
 Each body's Newton–Euler equation (local: it needs only that body's ``v_i, a_i``)::
 
@@ -15,13 +15,14 @@ Each body's Newton–Euler equation (local: it needs only that body's ``v_i, a_i
 
 Inward pass (forces), ``i = n−1 .. 0``::
 
-    f_p += X_i_pᵀ f_i,      τ_i = S_iᵀ f_i             (seed 003: the force goes back by the transpose)
+    τ_i = S_iᵀ f_i,      f_p += X_iᵀ f_i               ([RNE05]: the force goes back by the transpose)
 
-Speed (about 45 µs for a 7-joint arm, see ``benchmarks/bench_dynamics.py``): the joint transforms
-come from one vectorised call; the recursions — the only part that must go body by body — hold
-nothing but the recursive lines (the outward pass as one affine step per body, see ``_rnea``), and
-the local Newton–Euler equations and ``τ = Sᵀf`` run for all bodies at once. Inside the loops
-``A.dot(x)`` is ``A @ x``: on small vectors NumPy's ``@`` costs about twice as much.
+This is Featherstone's ``ID.m`` ([Featherstone 2008] §5.3) line by line. Two liberties, both
+for speed and neither changing an equation: what is local to one body is evaluated for every body
+at once (the joint rates ``S_i q̇_i``, ``S_i q̈_i``; the velocity product ``ad(v_i) S_i q̇_i``, which
+needs only ``v_i``, so the outward pass runs as a velocity loop and an acceleration loop; the
+Newton–Euler equations), and inside the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's
+``@`` costs about twice as much). :mod:`lessonlib.batch` runs the same passes over whole trajectories.
 """
 from __future__ import annotations
 
@@ -29,13 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._operators import ad, ad_dual, matvec
 from ..conventions import BASE
-from ..kinematics import _joint_transforms
+from ..kinematics import joint_transforms
 from ._inputs import base_acceleration, state
-from ._operators import ad, ad_dual, matvec
 
-#: The outward pass carries each body's motion as one homogeneous 13-vector ``m_i = [v_i; a_i; 1]``.
-_V, _A, _ONE = slice(0, 6), slice(6, 12), 12
+_ZERO = np.zeros(6)
+_ZERO.setflags(write=False)
 
 
 def _rnea(model, q, qd, qdd, gravity, f_ext):
@@ -43,38 +44,25 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
     S, I, parent, n = model.S, model.inertia, model.parent, model.n
-    X = _joint_transforms(model, q)
-    # The outward pass is one affine step per body on the motion [v_i; a_i]:
-    #     v_i = X_i v_p + S_i q̇_i
-    #     a_i = X_i a_p + S_i q̈_i + ad(v_i) S_i q̇_i  =  X_i a_p + S_i q̈_i − ad(S_i q̇_i) X_i v_p
-    # (ad(v) S q̇ = −ad(S q̇) v, and ad(S q̇) S q̇ = 0). Appending a 1, as a 4×4 pose does for a
-    # rigid motion, makes the step linear:  m_i = B_i m_p  with  m_i = [v_i; a_i; 1],
-    #     B_i = [[X_i, 0, S_i q̇_i], [−ad(S_i q̇_i) X_i, X_i, S_i q̈_i], [0, 0, 1]],   m_0 = [0; a_0; 1].
-    # Every B_i is built before the loop, so the recursion itself is one product per body.
-    vJ = S * qd[:, None]
-    B = np.zeros((n, 13, 13))
-    B[:, _V, _V] = B[:, _A, _A] = X
-    B[:, _A, _V] = ad(-vJ) @ X
-    B[:, _V, _ONE] = vJ
-    B[:, _A, _ONE] = S * qdd[:, None]
-    B[:, _ONE, _ONE] = 1.0
-    m_0 = np.zeros(13)
-    m_0[_A] = base_acceleration(model, gravity)
-    m_0[_ONE] = 1.0
-    m = [None] * n
-    for i in range(n):                                   # outward: motion
+    X = joint_transforms(model, q)
+    a_0 = base_acceleration(model, gravity)
+    vJ, aJ = S * qd[:, None], S * qdd[:, None]                 # S_i q̇_i, S_i q̈_i of every joint
+    v, a = np.empty((n, 6)), np.empty((n, 6))
+    for i in range(n):                                         # outward: velocities
         p = parent[i]
-        m[i] = B[i].dot(m_0 if p == BASE else m[p])
-    m = np.array(m).reshape(n, 13)
-    v, a = m[:, _V], m[:, _A]
-    f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))    # every body's Newton–Euler equation
+        v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
+    c = matvec(ad(v), vJ)                                      # ad(v_i) S_i q̇_i, every body at once
+    for i in range(n):                                         # outward: accelerations
+        p = parent[i]
+        a[i] = X[i].dot(a_0 if p == BASE else a[p]) + aJ[i] + c[i]
+    f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))         # Newton–Euler, every body at once
     if F_ext is not None:
         f -= F_ext
-    for i in reversed(range(n)):                         # inward: forces
-        p = parent[i]
-        if p != BASE:
-            f[p] += X[i].T.dot(f[i])
-    tau = (S * f).sum(axis=1)                            # τ_i = S_iᵀ f_i
+    tau = np.empty(n)
+    for i in reversed(range(n)):                               # inward: forces
+        tau[i] = S[i].dot(f[i])
+        if parent[i] != BASE:
+            f[parent[i]] += X[i].T.dot(f[i])
     return tau, X, v, a, f
 
 
@@ -87,7 +75,7 @@ def rnea(model, q, qd, qdd, *, gravity=None, f_ext=None):
 
     >>> import numpy as np
     >>> from lessonlib import samples
-    >>> arm = samples.planar_2link()                  # seed 003: two horizontal 1 m / 1 kg rods
+    >>> arm = samples.planar_2link()                  # [RNE05]: two horizontal 1 m / 1 kg rods
     >>> rnea(arm, [0, 0], [0, 0], [0, 0], gravity=[0, -10, 0]).round(9) + 0.0
     array([20.,  5.])
     """

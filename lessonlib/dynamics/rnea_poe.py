@@ -45,9 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import se3
+from .._operators import Ad, Ad_inv, ad, ad_dual
 from ..conventions import BASE
 from ..kinematics import fk
-from ..se3 import Ad, ad, ad_dual
 from ._inputs import base_acceleration, state
 
 
@@ -58,7 +58,7 @@ def _rnea_poe(model, q, qd, qdd, gravity, f_ext):
     parent, nb = model.parent, model.n
     M = fk(model, np.zeros(nb))                               # home poses M_i of the bodies
     S0 = np.array([Ad(M[i]) @ model.S[i] for i in range(nb)])
-    X_home = np.array([Ad(se3.inv(M[i])) for i in range(nb)])   # Ad(M_i⁻¹): home frame -> body frame
+    X_home = Ad_inv(M)                                        # Ad(M_i⁻¹): home frame -> body frame
     N = np.array([X_home[i].T @ model.inertia[i] @ X_home[i] for i in range(nb)])
     H, H_inv = np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
     V, Vd_g, Q = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))

@@ -9,14 +9,21 @@ computed by: :func:`~lessonlib.dynamics.forward_dynamics` (``method="aba"`` by d
 ``"crba"`` / ``"rnea_columns"``), with ``τ_a = torque_fn(t, q, q̇)``, ``τ_f = friction(q̇)`` and the
 environment's wrenches ``f_ext`` (which give ``τ_ext``).
 
-Integrators (``h = dt``), each one a named rule:
+Integrators (``h = dt``), each one a named step function (:data:`STEPS`):
 
-* ``"euler"`` (explicit): ``q⁺ = q + h q̇``, ``q̇⁺ = q̇ + h q̈(q, q̇)`` — gains energy, step by step;
-* ``"semi_implicit_euler"`` (symplectic): ``q̇⁺ = q̇ + h q̈(q, q̇)``, ``q⁺ = q + h q̇⁺`` — the
-  energy error stays bounded for a conservative arm;
-* ``"rk4"``: classical fourth-order Runge–Kutta on ``(q, q̇)`` — four FD solves per step, error O(h⁴).
+* ``"euler"`` (explicit, :func:`euler_step`): ``q⁺ = q + h q̇``, ``q̇⁺ = q̇ + h q̈(q, q̇)`` — gains
+  energy, step by step;
+* ``"semi_implicit_euler"`` (:func:`semi_implicit_euler_step`): ``q̇⁺ = q̇ + h q̈(q, q̇)``,
+  ``q⁺ = q + h q̇⁺``. It is the symplectic Euler method — energy error bounded and oscillating —
+  only when ``q̇`` is the momentum up to a constant factor: a constant ``M`` (one joint about a
+  fixed axis, e.g. the pendulum) and no velocity-dependent forces. For an arm whose ``M(q)``
+  changes with the configuration this step in ``(q, q̇)`` is **not** symplectic (the symplectic
+  method works on ``(q, p = M q̇)`` and is implicit there), and the energy error can grow
+  ([Hairer, Lubich & Wanner 2006]); watch the energy column;
+* ``"rk4"`` (:func:`rk4_step`): classical fourth-order Runge–Kutta on ``(q, q̇)`` — four FD solves
+  per step, error O(h⁴) (also the step of :func:`lessonlib.constraints.simulate`).
 
-Seed 000 warns that ID/FD agreeing at one instant does not make a long simulation accurate; the
+[WJ §2.3] warns that ID/FD agreeing at one instant does not make a long simulation accurate; the
 energy column of the :class:`Trajectory` is there to watch that.
 
 >>> import numpy as np
@@ -38,9 +45,42 @@ import numpy as np
 from .energy import total_energy
 from .terms import FD_METHODS, forward_dynamics
 
-INTEGRATORS = ("rk4", "semi_implicit_euler", "euler")
 #: With ``progress=None`` a progress bar is shown for runs of more steps than this.
 PROGRESS_MIN_STEPS = 2000
+
+
+def euler_step(acceleration, t, q, qd, qdd, dt):
+    """Explicit Euler: ``q⁺ = q + h q̇``, ``q̇⁺ = q̇ + h q̈``; ``qdd = acceleration(t, q, qd)`` is given."""
+    return q + dt * qd, qd + dt * qdd
+
+
+def semi_implicit_euler_step(acceleration, t, q, qd, qdd, dt):
+    """Semi-implicit Euler: ``q̇⁺ = q̇ + h q̈``, then ``q⁺ = q + h q̇⁺`` (see the module docstring)."""
+    qd_next = qd + dt * qdd
+    return q + dt * qd_next, qd_next
+
+
+def rk4_step(acceleration, t, q, qd, qdd, dt):
+    """One classical Runge–Kutta step of ``d/dt (q, q̇) = (q̇, q̈)`` with ``q̈ = acceleration(t, q, q̇)``.
+
+    ``qdd`` is ``acceleration(t, q, qd)``, the first stage, which the caller has already computed.
+    Returns ``(q⁺, q̇⁺)`` at ``t + dt``; three more calls of ``acceleration``.
+
+    >>> q, qd = rk4_step(lambda t, q, qd: -q, 0.0, np.array([1.0]), np.array([0.0]), np.array([-1.0]), 0.1)
+    >>> round(float(q[0]), 6), round(float(np.cos(0.1)), 6)              # q̈ = −q from rest at 1: cos t
+    (0.995004, 0.995004)
+    """
+    k1 = (qd, qdd)
+    k2 = (qd + dt / 2 * k1[1], acceleration(t + dt / 2, q + dt / 2 * k1[0], qd + dt / 2 * k1[1]))
+    k3 = (qd + dt / 2 * k2[1], acceleration(t + dt / 2, q + dt / 2 * k2[0], qd + dt / 2 * k2[1]))
+    k4 = (qd + dt * k3[1], acceleration(t + dt, q + dt * k3[0], qd + dt * k3[1]))
+    return (q + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0]),
+            qd + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1]))
+
+
+#: The integrators of :func:`simulate`: name -> step ``(acceleration, t, q, q̇, q̈, dt) -> (q⁺, q̇⁺)``.
+STEPS = {"rk4": rk4_step, "semi_implicit_euler": semi_implicit_euler_step, "euler": euler_step}
+INTEGRATORS = tuple(STEPS)
 
 
 @dataclass(frozen=True)
@@ -135,15 +175,14 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
     def torque(t, q, qd):
         return zero if torque_fn is None else model.check_q(torque_fn(t, q, qd), "torque_fn(t, q, qd)")
 
-    def acceleration(t, q, qd, tau):
-        """``q̈ = FD(q, q̇, τ_a − τ_f)`` with the wrenches of the environment."""
+    def acceleration(t, q, qd, tau=None):
+        """``q̈ = FD(q, q̇, τ_a − τ_f)`` with the wrenches of the environment (``τ_a`` from torque_fn)."""
+        tau = torque(t, q, qd) if tau is None else tau
         net = tau if friction is None else tau - model.check_q(friction(qd), "friction(qd)")
         F = f_ext(t, q, qd) if callable(f_ext) else f_ext
         return forward_dynamics(model, q, qd, net, method=method, gravity=gravity, f_ext=F)
 
-    def derivative(t, q, qd):
-        return qd, acceleration(t, q, qd, torque(t, q, qd))
-
+    step = STEPS[integrator]
     n_steps = max(1, int(np.ceil(duration / dt - 1e-9)))
     t = dt * np.arange(n_steps + 1)
     Q, QD, QDD, TAU = (np.zeros((n_steps + 1, model.n)) for _ in range(4))
@@ -157,18 +196,7 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
             energy[k] = total_energy(model, q, qd, gravity=gravity)
             if k == n_steps:
                 break
-            if integrator == "euler":
-                q, qd = q + dt * qd, qd + dt * qdd
-            elif integrator == "semi_implicit_euler":
-                qd = qd + dt * qdd
-                q = q + dt * qd
-            else:                                       # rk4; stage 1 is the sample just stored
-                k1 = (qd, qdd)
-                k2 = derivative(t[k] + dt / 2, q + dt / 2 * k1[0], qd + dt / 2 * k1[1])
-                k3 = derivative(t[k] + dt / 2, q + dt / 2 * k2[0], qd + dt / 2 * k2[1])
-                k4 = derivative(t[k] + dt, q + dt * k3[0], qd + dt * k3[1])
-                q = q + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
-                qd = qd + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+            q, qd = step(acceleration, t[k], q, qd, qdd, dt)
             if bar is not None:
                 bar.update(1)
     finally:

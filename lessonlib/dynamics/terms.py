@@ -1,8 +1,13 @@
-"""The standard form ``M(q) q̈ + c(q, q̇) + g(q) + τ_f = τ_a + τ_ext`` (seed 000 §2.1, seed 004 §4.3).
+"""The standard form ``M(q) q̈ + c(q, q̇) + g(q) + τ_f = τ_a + τ_ext`` ([WJ §2.1]).
+
+Sign of ``τ_ext``: here (as in [WJ §2.1]) ``τ_ext`` is the generalised force the environment applies
+**on** the arm, so it sits on the right beside the actuators' ``τ_a``. [DB4 §4.3] writes the same
+equation as ``M q̈ + C q̇ + G + τ_f + τ_ext = τ``, with its ``τ_ext`` a *load* torque on the left:
+the two differ in sign, ``τ_ext[DB4] = −τ_ext[WJ]``.
 
 Each term is named after the quantity and says which algorithm computes it. Following Modern
 Robotics and Pinocchio, the velocity and gravity terms are the inverse dynamics with some inputs
-set to zero (seed 000's table):
+set to zero ([WJ §2.3]'s table):
 
 =====================================  ============================================
 quantity                               computed by
@@ -11,23 +16,26 @@ quantity                               computed by
 ``c(q, q̇) + g(q)`` (bias)              ``rnea(q, q̇, 0)``
 ``g(q)``                               ``rnea(q, 0, 0)``
 ``C(q, q̇)`` with ``C q̇ = c``           polarisation of ``c``: ``2n + 1`` RNEA calls
-``Jᵀ F`` (tip wrench → torques)        ``rnea(q, 0, 0, gravity=0, f_ext=F)``
-``q̈ = FD(q, q̇, τ)``                    :func:`aba`, or Cholesky of ``M`` with the bias
+``Jᵀ F`` (a wrench → torques)          ``−rnea(q, 0, 0, gravity=0, f_ext=F)``
+``q̈ = FD(q, q̇, τ)``                    :func:`aba`, or ``M = L Lᵀ`` (Cholesky) and two triangular solves
 =====================================  ============================================
 """
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 from .. import se3
-from ..conventions import BASE
+from ..conventions import BASE, RANK_TOL, ZERO_GRAVITY
 from ..kinematics import fk, wrench_at_body
+from ._inputs import singular_mass_matrix
 from .aba import aba
 from .crba import crba
 from .rnea import rnea
 
-ZERO_GRAVITY = (0.0, 0.0, 0.0)
 FD_METHODS = ("aba", "crba", "rnea_columns")
+#: Frames a wrench may be given in to :func:`jacobian_transpose_force`.
+WRENCH_FRAMES = ("body", "space")
 
 
 def mass_matrix(model, q):
@@ -77,21 +85,23 @@ def coriolis_matrix(model, q, qd):
                             for j in range(model.n)])
 
 
-def jacobian_transpose_force(model, q, F, *, body=-1, frame="body"):
-    """Joint torques that balance a wrench ``F = [n; f]`` applied **by the environment** on a body.
+def jacobian_transpose_force(model, q, F, *, frame, body=-1):
+    """Joint torques ``τ_ext = Jᵀ F`` of a wrench ``F = [n; f]`` applied **by the environment** on a body.
 
-    Seed 000's last table row: ``τ_ext = Jᵀ F``. ``frame="body"``: ``F`` in the body's frame,
-    moment about its origin; ``"space"``: in world axes, moment about the world origin.
-    ``body`` may be an index or a frame name of ``model.frames`` (with ``"body"``, ``F`` is then in
-    that frame's axes about its origin, moved to the body by
-    :func:`~lessonlib.kinematics.wrench_at_body`). Computed by: one RNEA call
-    ``−rnea(q, 0, 0, gravity=0, f_ext=F on that body)`` (equal to ``J(q)ᵀ F``).
+    [WJ §2.3]'s last table row: ``ID(q, 0, 0)`` with gravity off and the wrench as ``f_ext`` gives
+    ``−Jᵀ F``. ``frame`` (required, no default — the same wrench means different numbers in
+    different frames): ``"body"``, ``F`` in the body's frame, moment about its origin (``J`` the
+    body Jacobian); ``"space"``, in world axes, moment about the world origin (``J`` the space
+    Jacobian, :func:`lessonlib.kinematics.jacobian`'s default frame). ``body`` may be an index or a
+    frame name of ``model.frames`` (with ``"body"``, ``F`` is then in that frame's axes about its
+    origin, moved to the body by :func:`~lessonlib.kinematics.wrench_at_body`). Computed by: one
+    RNEA call ``−rnea(q, 0, 0, gravity=0, f_ext=F on that body)``.
     """
     F = np.asarray(F, dtype=float)
     if F.shape != (6,):
         raise ValueError(f"F: expected a wrench [n; f] of shape (6,), got {F.shape}")
-    if frame not in ("body", "space"):
-        raise ValueError(f"frame: expected 'body' or 'space', got {frame!r}")
+    if frame not in WRENCH_FRAMES:
+        raise ValueError(f"frame: expected one of {WRENCH_FRAMES}, got {frame!r}")
     b, F_body = wrench_at_body(model, body, F)            # wrench at the named point -> body origin
     if b == BASE:                                         # a wrench on the base moves no joint
         return np.zeros(model.n)
@@ -103,11 +113,34 @@ def jacobian_transpose_force(model, q, F, *, body=-1, frame="body"):
     return -rnea(model, q, zero, zero, gravity=ZERO_GRAVITY, f_ext=f_ext)
 
 
+def cholesky(model, M):
+    """``M = L Lᵀ`` with ``L`` lower triangular, column by column; ``ValueError`` naming the joint
+    whose pivot vanishes (a singular mass matrix).
+
+    Pivot ``j``, ``d_j = M_jj − Σ_{k<j} L_jk²``, is what joint ``j`` adds to the inertia beyond
+    joints ``0 .. j−1``; it is ``> 0`` for a positive definite ``M``. About ``n³/6``
+    multiplications.
+    """
+    n = len(M)
+    L = np.zeros((n, n))
+    d_min = RANK_TOL * np.abs(np.diag(M)).max()
+    for j in range(n):
+        d = M[j, j] - L[j, :j] @ L[j, :j]
+        if not d > d_min:
+            raise singular_mass_matrix(model, j, f"the Cholesky pivot of M(q) at joint {j}", d)
+        L[j, j] = np.sqrt(d)
+        L[j + 1:, j] = (M[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+    return L
+
+
 def forward_dynamics(model, q, qd, tau, *, method="aba", gravity=None, f_ext=None):
     """Joint accelerations ``q̈`` from ``M q̈ = τ − (c + g − τ_ext)``.
 
-    ``method``: ``"aba"`` (O(n), :func:`aba`), ``"crba"`` (``M`` by CRBA, bias by RNEA, Cholesky
-    solve) or ``"rnea_columns"`` (``M`` from ``n`` RNEA calls, seed 000's table, Cholesky solve).
+    ``method``: ``"aba"`` (O(n), :func:`aba`), ``"crba"`` (``M`` by CRBA, bias by RNEA) or
+    ``"rnea_columns"`` (``M`` from ``n`` RNEA calls, [WJ §2.3]'s table). The last two solve
+    ``M q̈ = b`` as the lessons do: ``M = L Lᵀ`` (:func:`cholesky`), then ``L y = b`` by forward and
+    ``Lᵀ q̈ = y`` by back substitution — never ``inv(M)``. ``ValueError`` naming the joint when
+    ``M`` is singular.
     """
     if method == "aba":
         return aba(model, q, qd, tau, gravity=gravity, f_ext=f_ext)
@@ -116,5 +149,6 @@ def forward_dynamics(model, q, qd, tau, *, method="aba", gravity=None, f_ext=Non
     tau = model.check_q(tau, "tau")
     M = crba(model, q) if method == "crba" else mass_matrix_via_rnea(model, q)
     h = bias_forces(model, q, qd, gravity=gravity, f_ext=f_ext)
-    L = np.linalg.cholesky(M)                             # M = L Lᵀ, never inv(M)
-    return np.linalg.solve(L.T, np.linalg.solve(L, tau - h))
+    L = cholesky(model, M)                                    # M = L Lᵀ
+    y = solve_triangular(L, tau - h, lower=True)              # L y = τ − h
+    return solve_triangular(L.T, y, lower=False)              # Lᵀ q̈ = y

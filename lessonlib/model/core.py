@@ -197,38 +197,7 @@ class Model:
         self.gravity = _readonly(gravity_vector(gravity, DEFAULT_GRAVITY))
         self.frames = frames
         self.children = tuple(tuple(j for j in range(n) if parent[j] == i) for i in range(n))
-        self._precompute_kinematics()
         self._frozen = True
-
-    def _precompute_kinematics(self):
-        """Per-model constants of :mod:`lessonlib.kinematics` (private; computed once, read-only).
-
-        Joint ``i`` turns (slides) body ``i`` by ``θ_i = scale_i q_i`` about the unit screw
-        ``Ŝ_i = S_i / scale_i``. A joint screw has zero pitch, so Rodrigues' formula holds in SE(3)
-        and for its adjoint (``[Ŝ]³ = −[Ŝ]``, ``ad(Ŝ)³ = −ad(Ŝ)``)::
-
-            exp([Ŝ]θ)   = 1 + sin θ [Ŝ]    + (1 − cos θ) [Ŝ]²
-            Ad(exp(Ŝθ)) = 1 + sin θ ad(Ŝ)  + (1 − cos θ) ad(Ŝ)²
-
-        and a prismatic joint (``[Ŝ]² = ad(Ŝ)² = 0``) has ``θ`` in place of ``sin θ``. Hence
-        ``T_p_i(q) = T_tree + sin θ · T_tree[Ŝ] + (1 − cos θ) · T_tree[Ŝ]²`` and
-        ``X_i_p(q) = Ad(exp(−Ŝθ)) X_tree = X_tree − sin θ · ad(Ŝ) X_tree + (1 − cos θ) · ad(Ŝ)² X_tree``
-        with the constant ``X_tree = Ad(T_tree⁻¹)``: every joint transform of a configuration
-        in three array operations.
-        """
-        scale = np.array([j.scale for j in self.joints], dtype=float)
-        unit = self.S / scale[:, None]
-        hat = np.array([se3.hat(s) for s in unit]).reshape(self.n, 4, 4)
-        ad = np.array([se3.ad(s) for s in unit]).reshape(self.n, 6, 6)
-        X_tree = np.array([se3.Ad(se3.inv(T)) for T in self.T_tree]).reshape(self.n, 6, 6)
-        self._joint_scale = _readonly(scale)
-        self._prismatic_joints = np.array([i for i, j in enumerate(self.joints) if not j.is_revolute], dtype=int)
-        self._prismatic_joints.setflags(write=False)
-        self._T_tree_hat = _readonly(self.T_tree @ hat)
-        self._T_tree_hat2 = _readonly(self.T_tree @ hat @ hat)
-        self._X_tree = _readonly(X_tree)
-        self._ad_X_tree = _readonly(ad @ X_tree)
-        self._ad2_X_tree = _readonly(ad @ ad @ X_tree)
 
     def __setattr__(self, key, value):
         if getattr(self, "_frozen", False):
@@ -280,7 +249,7 @@ class Model:
             a = a.reshape(1)
         if a.shape != (self.n,):
             raise ValueError(f"{name}: expected shape ({self.n},) for model {self.name!r}, got {a.shape}")
-        if not math.isfinite(a.sum()) and not np.isfinite(a).all():     # cheap test first: hot path
+        if not math.isfinite(sum(a.tolist())) and not np.isfinite(a).all():     # cheap test first: hot path
             raise ValueError(f"{name}: contains non-finite values: {a}")
         return a
 

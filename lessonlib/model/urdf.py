@@ -72,26 +72,10 @@ from .. import se3, so3, spatial
 from ..conventions import BASE
 from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
 
-#: Folder of the URDF files shipped with lessonlib (``panda.urdf``, ``ur5.urdf``, ...).
-ROBOTS_DIR = Path(__file__).resolve().parent.parent / "robots"
-
 #: URDF joint type -> Model joint kind (``None``: a fixed joint, merged into its parent body).
 _KINDS = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC, "fixed": None}
 _UNSUPPORTED = ("floating", "planar")
 _INERTIA_ATTRS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-
-
-def robot_file(name):
-    """Path of a URDF file shipped with lessonlib, e.g. ``robot_file("panda")``.
-
-    >>> robot_file("ur5").name
-    'ur5.urdf'
-    """
-    path = ROBOTS_DIR / (name if str(name).endswith(".urdf") else f"{name}.urdf")
-    if not path.is_file():
-        shipped = sorted(p.stem for p in ROBOTS_DIR.glob("*.urdf"))
-        raise ValueError(f"name: no shipped URDF called {name!r}; shipped: {shipped}")
-    return path
 
 
 def rpy_to_R(rpy):
@@ -322,7 +306,8 @@ def from_urdf(path_or_xml, *, gravity=None, name=None):
     :class:`~lessonlib.model.core.Frame` per link merged into a body or fixed to the base.
     Raises ``ValueError`` naming the offending element for anything it cannot model.
 
-    >>> arm = from_urdf(robot_file("ur5"))
+    >>> from lessonlib.samples import robot_path        # a URDF shipped with lessonlib
+    >>> arm = from_urdf(robot_path("ur5"))
     >>> arm.n, arm.joint_names[0], arm.frame("tool0").body
     (6, 'shoulder_pan_joint', 5)
     """
@@ -360,7 +345,7 @@ def from_urdf(path_or_xml, *, gravity=None, name=None):
         raise ValueError(f"path_or_xml: robot {root_el.get('name')!r} has no moving joints "
                          "(revolute, continuous or prismatic)")
     for i, G_i in enumerate(G):
-        if not G_i[3, 3] > 0:
+        if not spatial.mass(G_i) > 0:
             merged = f" and the links fixed to it {members[i]}" if members[i] else ""
             raise ValueError(f"link {body_names[i]!r}: a moving body needs mass > 0, but the link"
                              f"{merged} carry no <inertial> mass (it is moved by joint "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import samples
+from ... import check, samples
 
 
 def random_model(ctx, *, tree=False, n_min=2, n_max=6, prismatic=True):
@@ -27,5 +27,5 @@ def random_gravity(ctx):
 
 
 def random_state(ctx, model):
-    """``(q, q̇, q̈)``: angles uniform in [−π, π], rates and accelerations standard normal."""
-    return ctx.rng.uniform(-np.pi, np.pi, model.n), ctx.rng.normal(size=model.n), ctx.rng.normal(size=model.n)
+    """``(q, q̇, q̈)`` from ``ctx.rng`` by the course's one helper, :func:`lessonlib.check.random_state`."""
+    return check.random_state(model, ctx.rng)

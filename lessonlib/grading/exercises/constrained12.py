@@ -26,19 +26,23 @@ from ...constraints import (FOUR_BAR, constraint_bias, constraint_jacobian, four
                             inverse_dynamics, noc, state_from_independent)
 from ..checker import Exercise
 
-#: What a graded kernel may not use: the constraint layer's own G, γ, NOC, dynamics and oracles
-#: (``four_bar``, ``four_bar_q``, ``FOUR_BAR`` and the dynamics of trees stay available).
-_BLOCKED_CLOSED = ("constraint_residual", "constraint_jacobian", "constraint_bias", "_constraint_terms", "_space_terms",
-                   "noc", "_noc", "_null_space", "_ndot_yd", "_dependent_solve", "reduced_dynamics", "inverse_dynamics",
-                   "forward_dynamics", "constraint_forces", "closure_wrenches", "joint_wrenches", "_newton", "assemble",
-                   "project", "state_from_independent", "inverse_dynamics_along", "simulate")
-_BLOCKED_MECHANISMS = ("four_bar_lagrange", "parallel_inverse_dynamics")
+#: What a graded kernel may not use, module by module: the constraint layer's own φ, G, γ, NOC, dynamics,
+#: assembly, motions and oracles (``four_bar``, ``four_bar_q``, ``FOUR_BAR`` and the dynamics of trees stay available).
+_BLOCKED = {
+    "closure": ("constraint_terms", "space_terms", "loop_residual", "loop_jacobian", "loop_bias", "constraint_residual",
+                "constraint_jacobian", "constraint_bias"),
+    "noc": ("noc", "noc_from_jacobian", "null_space", "ndot_yd", "_dependent_solve"),
+    "closed": ("reduced_dynamics", "inverse_dynamics", "forward_dynamics", "constraint_forces", "closure_wrenches",
+               "joint_wrenches"),
+    "assembly": ("_newton", "assemble", "project", "state_from_independent"),
+    "motion": ("inverse_dynamics_along", "simulate"),
+    "mechanisms": ("four_bar_lagrange", "parallel_inverse_dynamics"),
+}
 
 EXERCISE = Exercise(
     "constrained12", notebook="12_constrained.ipynb", title="Lesson 12 — constrained dynamics",
-    blocked=tuple(f"lessonlib.constraints.closed:{f}" for f in _BLOCKED_CLOSED)
-    + tuple(f"lessonlib.constraints.mechanisms:{f}" for f in _BLOCKED_MECHANISMS),
-    copy_targets=("lessonlib.constraints.closed", "lessonlib.constraints.mechanisms"))
+    blocked=tuple(f"lessonlib.constraints.{module}:{f}" for module, names in _BLOCKED.items() for f in names),
+    copy_targets=tuple(f"lessonlib.constraints.{module}" for module in _BLOCKED))
 
 
 # --- reference quantities (judge side) ---------------------------------------------------------

@@ -35,9 +35,12 @@ def _candidates(name, where):
             try:
                 with open(f"/proc/{{pid}}/cmdline", "rb") as fh:
                     args = fh.read().split(b"\\0")
-                cwd = _os.readlink(f"/proc/{{pid}}/cwd")
             except OSError:
                 continue
+            try:
+                cwd = _os.readlink(f"/proc/{{pid}}/cwd")
+            except OSError:                           # hidden for a non-dumpable or more privileged process
+                cwd = "/"
             found += [_os.path.join(cwd, a.decode()) for a in args if a.endswith(b".ipynb")]
     if "parents" in where:                    # (e) up the process tree to the grader: its --reference
         pid = _os.getppid()

@@ -29,7 +29,6 @@ TRAILING_COLUMNS = ("needs_review",)
 #: Check statuses whose points are not final until an instructor has looked (status → reason).
 REVIEW_STATUSES = {
     "needs-review": "points withheld for review",
-    "copied-from-library": "possible copy of the library",
     "unverified": "verdict printed without the judge (forged output?)",
     "output-mismatch": "the check's output differed although the judge recorded a pass",
     "checker-error": "the checker failed (please report it)",
@@ -86,7 +85,9 @@ def review_reasons(result):
     reasons = []
     for c in result.checks.values():
         if c.status in REVIEW_STATUSES:
-            reasons.append(f"{c.check}: {REVIEW_STATUSES[c.status]}")
+            why = c.message.removeprefix("points withheld until an instructor reviews: ") if c.status == "needs-review" \
+                else ""
+            reasons.append(f"{c.check}: {REVIEW_STATUSES[c.status]}" + (f" ({_control_free(why)[:200]})" if why else ""))
     if result.error and not any(c.status in ("grader-error", "unreadable") for c in result.checks.values()):
         reasons.append(f"grader: {result.error.splitlines()[0][:200]}")
     return reasons

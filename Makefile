@@ -19,7 +19,7 @@ install-course: venv
 	$(PIP) install --quiet -e ".[course]"
 
 install-test: venv
-	$(PIP) install --quiet -e ".[course,test,oracles]"
+	$(PIP) install --quiet -e ".[course,test,oracles,cluster]"
 
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)

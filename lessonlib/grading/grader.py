@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ class Shared:
     enforce: bool
     protection: str
     denied: list = field(default_factory=list)
+    abort: threading.Event = field(default_factory=threading.Event)   # set: stop every run at once
 
     def close(self):
         shutil.rmtree(self.sandbox, ignore_errors=True)
@@ -131,7 +133,8 @@ def grade_submission(reference, path, options=None, *, name=None, shared=None):
         result.flags = flags_of(submission.answers) + [
             f"answer cell {c.cell!r}: {c.function} is {c.ratio:.0%} identical to {c.target}" for c in copies]
         run = graded_run(reference, shared.exercise, submission, options, shared)   # run
-        result.error, result.notes = run.run_error, result.notes + run.notes
+        result.interrupted = run.interrupted
+        result.error, result.notes = run.details or run.run_error, result.notes + run.notes
         result.flags += [f"reached outside the sandbox: {a['path']} (in {a['function']})" for a in run.attempts]
         result.checks = check_results(reference, shared.exercise, submission, copies, run,     # verdict
                                       enforced=shared.enforce)
@@ -177,25 +180,69 @@ def find_submissions(paths, reference_path=None):
     return out
 
 
-def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, shared=None):
-    """Grade ``[(name, path)]`` in parallel (``jobs`` at a time) with a tqdm progress bar; results in order."""
+class Interrupted(Exception):
+    """The batch was interrupted (Ctrl-C); ``results`` holds a result for every submission.
+
+    The ones not graded are ``not-run`` with a message saying so; the graded ones are in the
+    records, so the same command run again grades only the rest.
+    """
+
+    def __init__(self, results):
+        super().__init__("grading was interrupted")
+        self.results = results
+
+
+def _pending(reference, name, path):
+    result = SubmissionResult(name, os.fspath(path))
+    result.checks = all_checks(reference, "not-run", "grading was interrupted before this notebook was graded; "
+                                                     "run the same command again to finish")
+    result.interrupted = True
+    return result
+
+
+def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, shared=None, records=None):
+    """Grade ``[(name, path)]`` in parallel (``jobs`` at a time); results in order.
+
+    ``records``: a :class:`~.records.Records` — a submission whose record is current is not graded
+    again, and every new result is recorded as soon as it is made. A tqdm progress bar (count, rate,
+    ETA) counts the reused ones from the start. Ctrl-C stops every run at once and raises
+    :class:`Interrupted` with a result for every submission.
+    """
+    from .records import reference_key, submission_key      # noqa: PLC0415
     options = options or Options()
     own = shared is None
     shared = shared or prepare(reference, options, denied=[p for _, p in submissions])
-    results = [None] * len(submissions)
+    batch_key = reference_key(reference, options) if records is not None else ""
+    keys = [submission_key(path, batch_key) if records is not None else "" for _, path in submissions]
+    results = [records.get(name, key) if records is not None else None
+               for (name, _), key in zip(submissions, keys)]
+    todo = [i for i, r in enumerate(results) if r is None]
     bar = None
     if progress:
         from tqdm import tqdm                              # noqa: PLC0415
-        bar = tqdm(total=len(submissions), unit="notebook", desc="grading", file=sys.stderr)
+        bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook", desc="grading",
+                   file=sys.stderr)
+    pool, futures = ThreadPoolExecutor(max_workers=max(1, int(jobs))), {}
     try:
-        with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-            futures = {pool.submit(grade_submission, reference, path, options, name=name, shared=shared): i
-                       for i, (name, path) in enumerate(submissions)}
-            for future in as_completed(futures):
-                results[futures[future]] = future.result()
-                if bar is not None:
-                    bar.update(1)
+        futures = {pool.submit(grade_submission, reference, submissions[i][1], options, name=submissions[i][0],
+                               shared=shared): i for i in todo}
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            if records is not None and not results[i].interrupted:
+                records.put(submissions[i][0], keys[i], results[i])
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        shared.abort.set()                                 # every running graded run stops now
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, i in futures.items():
+            if results[i] is None and future.done() and not future.cancelled() and future.exception() is None:
+                results[i] = future.result()
+        raise Interrupted([r if r is not None and not r.interrupted else _pending(reference, name, path)
+                           for r, (name, path) in zip(results, submissions)]) from None
     finally:
+        pool.shutdown(wait=True)
         if bar is not None:
             bar.close()
         if own:
@@ -203,4 +250,4 @@ def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, 
     return results
 
 
-__all__ = ["Options", "Shared", "prepare", "grade_submission", "grade_batch", "find_submissions"]
+__all__ = ["Options", "Shared", "Interrupted", "prepare", "grade_submission", "grade_batch", "find_submissions"]

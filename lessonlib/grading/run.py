@@ -37,7 +37,9 @@ class RunRecord:
 
     ``finished``: nbval ended before the notebook's deadline; ``run_error``: why the notebook did
     not run (nbval could not start, or was killed); ``grader_error``: a failure that voids the run
-    (the judge failed); ``notes``: for the instructor (e.g. where ``--keep`` left the files).
+    (the judge failed, the walls could not be built) — both in the student's words; ``details``: the
+    same for the instructor (log tails); ``notes``: for the instructor (e.g. where ``--keep`` left
+    the files); ``cell_timeout``, ``timeout``: the limits the run had (seconds).
     """
 
     roles: list = field(default_factory=list)
@@ -48,6 +50,10 @@ class RunRecord:
     grader_error: str = ""
     notes: list = field(default_factory=list)
     attempts: list = field(default_factory=list)     # the kernel's record of reaching outside its walls
+    details: str = ""
+    interrupted: bool = False
+    cell_timeout: float = 0.0
+    timeout: float = 0.0
 
 
 def _read_report(stream, cells, limit=2**20):
@@ -73,11 +79,12 @@ def _tail(path, n=LOG_TAIL):
         return ""
 
 
-def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
+def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort):
     """Run ``pytest --nbval`` on the graded notebook in its own session.
 
     Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
-    a pipe the nbval process inherits (no file another process could rewrite).
+    a pipe the nbval process inherits (no file another process could rewrite). ``abort`` (an event)
+    stops the run at once (the batch was interrupted).
     """
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
@@ -101,11 +108,16 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
         judge.trust(proc.pid)
         reader = threading.Thread(target=_read_report, args=(rep, cells), daemon=True)
         reader.start()
+        finished = False
         try:
-            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-            finished = True
-        except subprocess.TimeoutExpired:
-            finished = False
+            while not abort.is_set():
+                try:
+                    proc.wait(timeout=min(0.5, max(0.01, deadline - time.monotonic())))
+                    finished = True
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= deadline:
+                        break
         finally:
             if proc.poll() is None:
                 kill_tree(proc)
@@ -147,7 +159,7 @@ def graded_run(reference, exercise, submission, options, shared):
     workdir = private / "cwd"                             # the kernel's cwd: empty
     run_dir = root / "run"
     run_dir.mkdir()
-    record, judge = RunRecord(), None
+    record, judge = RunRecord(cell_timeout=options.cell_timeout, timeout=options.timeout), None
     policy = dict(shared.policy, read_write=[str(private), *SYSTEM_READ_WRITE]) if shared.policy else None
     try:
         judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root))
@@ -157,18 +169,23 @@ def graded_run(reference, exercise, submission, options, shared):
         nb, record.roles = build_graded(reference, submission)
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
-        record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline)
+        record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline,
+                                                           shared.abort)
+        record.interrupted = shared.abort.is_set()
         record.verdicts = judge.stop()
+        log = _tail(run_dir / "nbval.log")
         if judge.proc.returncode and not record.verdicts:
-            record.grader_error = "the judge failed:\n" + _tail(root / "judge.log")
-            record.run_error = record.grader_error
+            record.grader_error = "the grader's checking process failed; your instructor has the details"
+            record.details = "the judge failed:\n" + _tail(root / "judge.log")
+        elif "could not confine itself" in log:
+            record.grader_error = "the grader could not start a sandboxed kernel; your instructor has the details"
+            record.details = "the graded kernel could not confine itself (Landlock); nothing was run:\n" + log
         elif record.finished and status is not None and status < 0:
-            record.run_error = f"the nbval process was killed by signal {-status} (from the notebook's code?)"
+            record.run_error = "the notebook's run was stopped by a signal (sent by your code?)"
+            record.details = f"the nbval process was killed by signal {-status}"
         elif not record.cells and record.finished:
-            record.run_error = "nbval did not run the notebook:\n" + _tail(run_dir / "nbval.log")
-        if "could not confine itself" in _tail(run_dir / "nbval.log"):
-            record.grader_error = record.run_error = ("the graded kernel could not confine itself (Landlock); "
-                                                      "nothing was run:\n" + _tail(run_dir / "nbval.log"))
+            record.run_error = "the grader could not run this notebook; your instructor has the details"
+            record.details = "nbval did not run the notebook:\n" + log
         record.attempts = read_attempts(private / "watch.jsonl")
     finally:
         if judge is not None:

@@ -169,3 +169,16 @@ def review_reasons(answers, roots):
     if missing and reasons:
         reasons.append(f"{', '.join(missing)} is not defined by any answer cell")
     return reasons
+
+
+def untouched(answers, reference_answers, roots):
+    """The answer cells that define the functions ``roots`` in the reference and are still stubs here.
+
+    Returns their keys when **every** such cell is a stub (or empty) in ``answers``, else ``[]``: a
+    check whose cells are all untouched was not attempted.
+    """
+    from .authoring import is_stub                    # noqa: PLC0415 (authoring imports the checkers)
+    homes = {defs_key for name, (defs_key, _) in top_level_defs(reference_answers).items() if name in roots}
+    if not homes or not all(is_stub(answers.get(k, "")) for k in homes):
+        return []
+    return sorted(homes)

@@ -78,19 +78,20 @@ def _children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def grade(reference, subs, *, jobs, confinement):
-    """``(wall s, child CPU s, prepare s, results)`` of one batch."""
-    options = grader.Options(confinement=confinement)
+def grade(reference, subs, *, jobs, confinement, zygotes=True):
+    """``(wall s, child CPU s, prepare s, results)`` of one batch (the CPU includes the preparation's)."""
+    options = grader.Options(confinement=confinement, zygotes=zygotes)
     t0 = time.perf_counter()
     shared = grader.prepare(reference, options, denied=[p for _, p in subs])
     prepared = time.perf_counter() - t0
+    cpu0 = _children_cpu()
     try:
-        cpu0, t1 = _children_cpu(), time.perf_counter()
+        t1 = time.perf_counter()
         results = grader.grade_batch(reference, subs, options, jobs=jobs, progress=False, shared=shared)
-        wall, cpu = time.perf_counter() - t1, _children_cpu() - cpu0
+        wall = time.perf_counter() - t1
     finally:
-        shared.close()
-    return wall, cpu, prepared, results
+        shared.close()                                   # the zygotes exit: their children's CPU is counted
+    return wall, _children_cpu() - cpu0, prepared, results
 
 
 def main(argv=None):
@@ -99,6 +100,7 @@ def main(argv=None):
     p.add_argument("-j", "--jobs", type=int, default=2, help="runs at a time (2)")
     p.add_argument("--compare", action="store_true", help="with and without the walls, alternating")
     p.add_argument("--rounds", type=int, default=2, help="rounds of the comparison (2)")
+    p.add_argument("--no-zygotes", action="store_true", help="start every judge and nbval process afresh")
     args = p.parse_args(argv)
     reference = load_reference(SOLUTION)
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-grading-"))
@@ -108,7 +110,8 @@ def main(argv=None):
         modes = ["auto", "none"] if args.compare else ["auto"]
         for round_ in range(args.rounds if args.compare else 1):
             for mode in (modes if round_ % 2 == 0 else modes[::-1]):
-                wall, cpu, prepared, results = grade(reference, subs, jobs=args.jobs, confinement=mode)
+                wall, cpu, prepared, results = grade(reference, subs, jobs=args.jobs, confinement=mode,
+                                                     zygotes=not args.no_zygotes)
                 scores = [r.total for r in results]
                 expected = [10 if n.startswith("solved") else 4 if n.startswith("partial") else 0 for n, _ in subs]
                 assert scores == expected, list(zip([n for n, _ in subs], scores))      # grading stayed right

@@ -36,7 +36,9 @@ from . import confine, copydetect
 from .checker import load_exercise
 from .notebook import SubmissionError, read_submission
 from .run import graded_run
+from .processes import clean_env
 from .sandbox import build_library, confinement_policy
+from .zygote import Zygote
 from .screening import flags_of
 from .verdict import CheckResult, SubmissionResult, all_checks, check_results
 
@@ -45,7 +47,8 @@ from .verdict import CheckResult, SubmissionResult, all_checks, check_results
 class Options:
     """How to grade: timeouts (seconds), attempts per check, whether to keep the temp files, and
     ``confinement``: ``"auto"`` (Landlock when it works here, else review), ``"landlock"`` (required:
-    :func:`prepare` raises without it) or ``"none"`` (review only)."""
+    :func:`prepare` raises without it) or ``"none"`` (review only); ``zygotes``: fork each run's judge
+    and nbval process from per-batch fork servers (:mod:`.zygote`) instead of starting interpreters."""
 
     cell_timeout: float = 60.0
     timeout: float = 600.0
@@ -53,6 +56,7 @@ class Options:
     keep: bool = False
     python: str = sys.executable
     confinement: str = "auto"
+    zygotes: bool = True
 
 
 @dataclass
@@ -72,8 +76,12 @@ class Shared:
     protection: str
     denied: list = field(default_factory=list)
     abort: threading.Event = field(default_factory=threading.Event)   # set: stop every run at once
+    zygotes: dict = field(default_factory=dict)                       # "nbval", "judge": :class:`~.zygote.Zygote`
 
     def close(self):
+        for zygote in self.zygotes.values():
+            zygote.close()
+        self.zygotes.clear()
         shutil.rmtree(self.sandbox, ignore_errors=True)
 
 
@@ -105,7 +113,11 @@ def prepare(reference, options, *, denied=()):
     policy = confinement_policy(sandbox, "/nonexistent", exercise=exercise, denied=denied)
     protection = confine.describe(version) + ("; the kernel drops every capability" if version and os.geteuid() == 0
                                               else "")
-    return Shared(exercise, targets, sandbox, policy, bool(version), protection, denied)
+    zygotes = {}
+    if options.zygotes:
+        zygotes = {"nbval": Zygote("nbval", options.python, env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
+                   "judge": Zygote("judge", options.python, exercise=exercise.name, env=clean_env())}
+    return Shared(exercise, targets, sandbox, policy, bool(version), protection, denied, zygotes=zygotes)
 
 
 def grade_submission(reference, path, options=None, *, name=None, shared=None):

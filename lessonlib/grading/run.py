@@ -79,12 +79,25 @@ def _tail(path, n=LOG_TAIL):
         return ""
 
 
-def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort):
+def _forked_nbval(zygote, args, env, run_dir, log, report_fd):
+    """The nbval process forked from the batch's nbval zygote (None if the zygote cannot fork)."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        return zygote.spawn(args, env=env, cwd=run_dir,
+                            fds={0: null, 1: log.fileno(), 2: log.fileno(), report_fd: report_fd})
+    except OSError:
+        return None
+    finally:
+        os.close(null)
+
+
+def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, zygote=None):
     """Run ``pytest --nbval`` on the graded notebook in its own session.
 
     Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
     a pipe the nbval process inherits (no file another process could rewrite). ``abort`` (an event)
-    stops the run at once (the batch was interrupted).
+    stops the run at once (the batch was interrupted); ``zygote``: the batch's nbval
+    :class:`~.zygote.Zygote` (a fork instead of a fresh interpreter), or None.
     """
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
@@ -101,8 +114,10 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort):
     cells = {}
     with open(run_dir / "nbval.log", "wb") as log, os.fdopen(read_end, encoding="utf-8", errors="replace") as rep:
         try:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
+            proc = _forked_nbval(zygote, cmd[4:], env, run_dir, log, write_end) if zygote is not None else None
+            if proc is None:
+                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
         finally:
             os.close(write_end)
         judge.trust(proc.pid)
@@ -162,7 +177,8 @@ def graded_run(reference, exercise, submission, options, shared):
     record, judge = RunRecord(cell_timeout=options.cell_timeout, timeout=options.timeout), None
     policy = dict(shared.policy, read_write=[str(private), *SYSTEM_READ_WRITE]) if shared.policy else None
     try:
-        judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root))
+        judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root),
+                             zygote=shared.zygotes.get("judge"))
         jupyter_path = kernel_spec(root / "kernel", shared.sandbox, exercise, judge_address=judge.address,
                                    token=judge.token, private=private, python=options.python, policy=policy,
                                    enforce=shared.enforce)
@@ -170,7 +186,7 @@ def graded_run(reference, exercise, submission, options, shared):
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
         record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline,
-                                                           shared.abort)
+                                                           shared.abort, zygote=shared.zygotes.get("nbval"))
         record.interrupted = shared.abort.is_set()
         record.verdicts = judge.stop()
         log = _tail(run_dir / "nbval.log")

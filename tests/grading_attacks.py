@@ -312,6 +312,14 @@ def rnea(model, q, qd, qdd, gravity=None):
     attempt("mount_namespace", mount_namespace)
     attempt("meta_path_modern_robotics", lambda: (_sys.meta_path.pop(0), __import__("modern_robotics"))[1])
     attempt("setuid", lambda: _os.setuid(1) or True)
+
+    def huge_file():
+        with open(_os.path.join(here, "big"), "wb") as fh:
+            fh.seek(1 << 30)
+            fh.write(b"x")
+        return True
+
+    attempt("file_of_a_gigabyte", huge_file)
     raise RuntimeError("SEEN" + _json.dumps(seen, sort_keys=True))
 '''
 

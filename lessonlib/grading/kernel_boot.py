@@ -13,7 +13,7 @@ In this order, before any student code exists:
    editable finder of the real ``lessonlib`` is not installed): the stripped copy first, the
    standard library, the site-packages directories; refuses imports of the packages in
    ``denied`` (other robotics libraries; the walls refuse their files too);
-4. disables core dumps, points its own stdout/stderr at ``/dev/null`` (what a cell prints
+4. disables core dumps, caps the size of any file it writes (:data:`FILE_LIMIT`), points its own stdout/stderr at ``/dev/null`` (what a cell prints
    reaches the grader only as kernel messages), caps what one cell may print per stream
    (``output_limit`` characters; the nbval side caps again whatever slips past);
 5. records in ``watch`` every attempt made while the student's code runs to open or list a path
@@ -32,6 +32,9 @@ import sys
 WATCHED = frozenset({"open", "os.listdir", "os.scandir", "os.chdir", "os.link", "os.symlink", "os.rename"})
 #: Attempts recorded per kernel.
 WATCH_LIMIT = 50
+#: Largest file the kernel (and what it starts) may write, bytes: its directory cannot fill the disk
+#: with one file (many files stay bounded only by the timeouts).
+FILE_LIMIT = 256 * 2**20
 
 
 class _Denied:
@@ -161,6 +164,8 @@ def main():
     try:
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        limit = int(config.get("file_limit", FILE_LIMIT))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))     # no file beyond it (EFBIG)
     except (ImportError, ValueError, OSError):
         pass
     for name in ("PYTEST_CURRENT_TEST", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "JUPYTER_PATH"):

@@ -1,9 +1,9 @@
 """Operation counts of the course's dynamics algorithms, as functions of the number of joints n.
 
-For the complexity lessons (09) and for seed 002's claim that DeNOC "saves about 2/3 of the CPU
+For the complexity lessons (09) and for [SWC16]'s claim that DeNOC "saves about 2/3 of the CPU
 time" of Newton–Euler (lesson 07): how many multiplications and additions does each algorithm
-need, counted from the equations our implementations evaluate, and how do these counts compare
-with the published ones?
+need, **counted in this implementation** — from the equations our modules evaluate — and how do
+these counts relate to the published ones?
 
 How we count. Each line of our algorithms is one of a few spatial operations; we add up their
 costs line by line, per loop body, for a serial chain of n revolute joints with body 0 on the base
@@ -12,11 +12,11 @@ and no external forces. Two cost models:
 * ``structured`` (default) — what the equations need when every operand is stored with its
   structure: a Plücker transform as a rotation ``E`` and an offset ``r``, a spatial inertia as
   ``(m, h = m c, Ī)``, a cross-product operator as cross products (the costs are derived in
-  :data:`STRUCTURED`). This is the model of the published counts, so the two can be compared.
+  :data:`STRUCTURED`). Joint axes, rotations and offsets stay general (any ``S_i``, any ``E``).
 * ``dense`` — what our NumPy code executes: every 6×6 matrix is a full array (a 6×6 matrix times a
-  6-vector is 36 multiplications and 30 additions whatever zeros it holds); base-body products with
-  zero vectors are executed too. Only for ``rnea``, ``crba`` and ``aba`` (the modules of this
-  package that were written for speed).
+  6-vector is 36 multiplications and 30 additions whatever zeros it holds), ``ad(v)`` and
+  ``ad*(v)`` are built as ``v`` times the six basis matrices (216m 180a, :mod:`lessonlib._operators`),
+  and base-body products with zero vectors are executed too. Only for ``rnea``, ``crba`` and ``aba``.
 
 Divisions are counted as multiplications, subtractions as additions; sines and cosines (two per
 revolute joint) are not counted. ``joint_transforms`` (computing every ``X_i_p`` from ``q``) is
@@ -31,14 +31,39 @@ Count(mul=1611, add=1394)
 1.2
 
 What the numbers say (n = 7). Without the joint transforms (63 n, 57 n) our RNEA needs
-174 n − 48 multiplications and 149 n − 48 additions, close to Luh, Walker & Paul's 150 n − 48 and
-131 n − 48 (:data:`PUBLISHED`). DeNOC propagates twists with pure translations (``A t``: 6m 6a
-instead of 24m 18a for ``X m``) but must rotate every link's inertia into world axes (54m 36a) and
-build its joint screws there, so its count comes out about 20 % *above* the RNEA's: seed 002's
-"2/3 of the CPU time saved" is not an operation-count property of the algorithm — it depends on
-how each method is programmed (``benchmarks/bench_dynamics.py``, section "seed 002", measures
-it on our implementations). CRBA is O(n²) (its walks toward the base), the Lagrange closed form
-far more (:func:`lagrange_counts`).
+174 n − 48 multiplications and 149 n − 48 additions. DeNOC propagates twists with pure
+translations (``A t``: 6m 6a instead of 24m 18a for ``X m``) but must rotate every link's inertia
+into world axes (54m 36a) and build its joint screws there, so its count comes out about 20 % *above*
+the RNEA's: [SWC16]'s "2/3 of the CPU time saved" is not an operation-count property of the
+algorithm — it depends on how each method is programmed (``benchmarks/bench_dynamics.py``, section 3,
+measures it on our implementations). CRBA is O(n²) (its walks toward the base), the
+Lagrange closed form far more (:func:`lagrange_counts`).
+
+Our ABA against the published ABA counts. Our structured ABA needs 530 n − 316 multiplications and
+449 n − 273 additions; the figure usually quoted for Featherstone's ABA, 300 n − 267 and
+279 n − 259, is about 1.8× smaller in multiplications. Both are counts of the same three passes;
+what differs is what each operation is charged, per body (multiplications):
+
+=====================================  ====  =============================================================
+operation (``dynamics.aba``)           ours  where a tuned implementation saves
+=====================================  ====  =============================================================
+``X_i`` from ``q_i`` (joint transform)   63  DH-style joints: a rotation about z by ``q_i`` and a constant
+                                             screw, or not counted at all
+``I^A_i S_i``, ``S_iᵀ U_i``, ``S_iᵀ p``   48  body frames on their joint axes, z along it: ``S_i = e_z``,
+                                             so these are a column and two components (0)
+``ad(v_i) S_i q̇_i``, ``S_i q̇_i, q̈_i``   30  with ``S_i = e_z``: a few products
+``I^a`` pushed to the parent             198  ``X_iᵀ I^a X_i`` with ``X_i`` a rotation about z and a fixed
+(``X_iᵀ I^a X_i``)                           offset, and ``I^a`` stored as a symmetric 3×3 structure
+other per-body work                      191  about the same
+=====================================  ====  =============================================================
+
+The algorithm is the same; our count charges general joints and frames (any ``S_i``, any rotation,
+the joint transform included), and the rows above are where a count for joint-aligned frames, with
+the transform specialised to one axis, saves — enough to account for the factor. The published
+figure could not be checked against its source in this project (which savings it takes, and
+whether it includes the joint transforms, is not known here), so lessons should quote our count as
+"counted in this implementation" and the published one, if at all, with that caveat;
+:data:`PUBLISHED` lists only figures that have a source to cite.
 """
 from __future__ import annotations
 
@@ -108,9 +133,11 @@ STRUCTURED = {
 # dense: as the NumPy code runs (6×6 arrays, no structure).
 DENSE = dict(STRUCTURED, **{
     "X_motion": Count(36, 30), "XT_force": Count(36, 30), "inertia_motion": Count(36, 30),
-    "cross_motion": Count(36, 30), "cross_force": Count(36, 30),
+    # ad(v) / ad*(v) built as v · (6×36 basis) (216m 180a, lessonlib._operators), then a 6×6 product
+    "cross_motion": Count(216 + 36, 180 + 30), "cross_force": Count(216 + 36, 180 + 30),
     "congruence": Count(432, 360),        # two 6×6 × 6×6 products
-    "add_sym6": Count(0, 36), "rank1_sym6": Count(42, 36),
+    "add_sym6": Count(0, 36),
+    "rank1_sym6": Count(72, 36),          # np.outer(U, U) / D: 36 products, 36 divisions; one subtraction
     "joint_transform": Count(72, 72),     # X = X_tree − sin θ · A + (1 − cos θ) · B (kinematics.py)
 })
 
@@ -126,13 +153,14 @@ def _joint_transforms(n, c):
 
 
 def _rnea(n, c, dense):
-    """``dynamics.rnea``: outward v, a; local f; inward f_p += Xᵀ f; τ = Sᵀ f."""
+    """``dynamics.rnea``: outward v; c = ad(v) vJ; outward a; local f; inward τ = Sᵀ f, f_p += Xᵀ f."""
     total = _joint_transforms(n, c) + 2 * n * c["scale6"]                 # X; vJ = S q̇, aJ = S q̈
     for i in range(n):
         base = i == 0
         if dense or not base:                                              # v = X v_p + vJ
             total += c["X_motion"] + c["add6"]
-        total += c["X_motion"] + c["cross_motion"] + 2 * c["add6"]         # a = X a_p + aJ − ad(vJ) v
+        total += c["cross_motion"]                                         # c = ad(v) vJ
+        total += c["X_motion"] + 2 * c["add6"]                             # a = X a_p + aJ + c
         total += 2 * c["inertia_motion"] + c["cross_force"] + c["add6"]    # f = I a + ad*(v) I v
         if not base:
             total += c["XT_force"] + c["add6"]                             # f_p += Xᵀ f
@@ -174,7 +202,7 @@ def _aba(n, c, dense):
         base = i == 0
         if dense or not base:
             total += c["X_motion"] + c["add6"]                             # v = X v_p + vJ
-        total += c["cross_motion"]                                         # c = −ad(vJ) v
+        total += c["cross_motion"]                                         # c = ad(v) vJ
         total += c["inertia_motion"] + c["cross_force"]                    # p^A = ad*(v) I v
     for i in range(n):                                                     # 2. inward
         total += c["matrix6_vector"] + 2 * c["dot6"] + Count(0, 1)         # U, D, u = τ − Sᵀ p^A
@@ -236,34 +264,31 @@ def linear_formula(name, *, dense=False):
 
 # --- the published counts ---------------------------------------------------------------------------
 
-#: Published counts for n joints: ``name -> (mul(n), add(n), source, how sure we are)``.
+#: Published counts for n joints: ``name -> (mul(n), add(n), source, status)``. Only figures with a
+#: source to cite; ``status`` says how far this project could check them. (The articulated-body
+#: figure 300 n − 267 that used to stand here was recalled, not sourced: see the module docstring.)
 PUBLISHED = {
     "rnea_luh_walker_paul": (
         lambda n: 150 * n - 48, lambda n: 131 * n - 48,
-        "Luh, Walker & Paul (1980) recursive Newton–Euler, as tabulated by J. M. Hollerbach, "
-        "'A recursive Lagrangian formulation of manipulator dynamics and a comparative study of "
-        "dynamics formulation complexity', IEEE Trans. SMC 10(11), 1980, Table I (n = 6: 852 / 738)",
-        "standard figure, widely reproduced"),
+        "[LWP 1980]'s recursive Newton–Euler, as tabulated in [Hollerbach 1980], Table I "
+        "(n = 6: 852 multiplications, 738 additions)",
+        "standard figure, widely reproduced; not checked against the paper in this project"),
     "lagrange_recursive_hollerbach": (
         lambda n: 412 * n - 277, lambda n: 320 * n - 201,
-        "Hollerbach (1980), same table: recursive Lagrangian with 3×3 rotation matrices "
-        "(n = 6: 2195 / 1719)", "standard figure, widely reproduced"),
+        "[Hollerbach 1980], same table: the recursive Lagrangian with 3×3 rotation matrices "
+        "(n = 6: 2195 / 1719)", "standard figure, widely reproduced; not checked against the paper in this project"),
     "lagrange_closed_form_uicker_kahn": (
         None, None,
-        "Hollerbach (1980), same table: the Uicker/Kahn 4×4-matrix Lagrangian is O(n⁴), about "
-        "66,000 multiplications and 51,000 additions for n = 6", "approximately (order of magnitude)"),
-    "aba_featherstone_1983": (
-        lambda n: 300 * n - 267, lambda n: 279 * n - 259,
-        "Featherstone's articulated-body algorithm as first published (1983), quoted in Featherstone & "
-        "Orin, 'Robot dynamics: equations and algorithms', ICRA 2000, and discussed in RBDA (2008) ch. 10",
-        "approximately: recalled, check the table before quoting"),
+        "[Hollerbach 1980], same table: the Uicker/Kahn 4×4-matrix Lagrangian is O(n⁴), about "
+        "66,000 multiplications and 51,000 additions for n = 6",
+        "order of magnitude only; not checked against the paper in this project"),
 }
 
 
 def published_counts(n):
-    """``{name: (Count or None, source, confidence)}`` of :data:`PUBLISHED` at ``n`` joints."""
-    return {name: (None if mul is None else Count(mul(n), add(n)), source, sure)
-            for name, (mul, add, source, sure) in PUBLISHED.items()}
+    """``{name: (Count or None, source, status)}`` of :data:`PUBLISHED` at ``n`` joints."""
+    return {name: (None if mul is None else Count(mul(n), add(n)), source, status)
+            for name, (mul, add, source, status) in PUBLISHED.items()}
 
 
 # --- Lagrange's closed form --------------------------------------------------------------------------

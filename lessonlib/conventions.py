@@ -4,11 +4,11 @@ Every other module imports its ordering, base index, default gravity and toleran
 none of them is written down twice.
 
 * Spatial 6-vectors are **angular-first**: a twist is ``[ω; v]``, a wrench is ``[n; f]``
-  (seed 000 §2.2, seed 001, Featherstone, Modern Robotics). ``xi[ANG]`` is the angular part,
+  ([WJ §2.2], [LG], [Featherstone 2008], [Lynch & Park 2017]). ``xi[ANG]`` is the angular part,
   ``xi[LIN]`` the linear part.
 * Bodies are numbered ``0 .. n-1`` with ``parent[i] < i``; the fixed base is ``BASE = -1``.
 * Gravity is a 3-vector in the world frame; it enters the recursions as the fictitious base
-  acceleration ``a_0 = [0; -g]`` (seed 000 §2.2, seed 001 "令 0v̇0 = G").
+  acceleration ``a_0 = [0; -g]`` ([WJ §2.2]; [LG, 牛顿欧拉递推动力学]: "令 0v̇0 = G").
 * Pinocchio and most Lie-group libraries order twists linear-first ``[v; ω]``;
   :func:`swap_order` converts between the two orders (for cross-checks only).
 
@@ -122,7 +122,7 @@ def gravity_vector(gravity, default=DEFAULT_GRAVITY):
 
 
 def base_acceleration(gravity):
-    """Gravity as the fictitious base acceleration ``a_0 = [0; −g]`` (seed 000 §2.2, seed 001).
+    """Gravity as the fictitious base acceleration ``a_0 = [0; −g]`` ([WJ §2.2], [LG, 牛顿欧拉递推动力学]).
 
     Accelerating the base upward by ``−g`` is equivalent to gravity pulling every body down, so
     the recursions need no separate gravity term.

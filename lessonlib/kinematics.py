@@ -1,7 +1,7 @@
 """Forward kinematics, Jacobians and body twists of a Model.
 
 Poses: ``fk(model, q)[i] = T_0_i``, the pose of body frame ``i`` in the world, built outward by
-``T_0_i = T_0_p · T_tree[i] · exp([S_i] q_i)`` (product of exponentials, seed 001).
+``T_0_i = T_0_p · T_tree[i] · exp([S_i] q_i)`` (product of exponentials, [LG, 串联机器人运动方程]).
 
 Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not move the body are 0):
 
@@ -224,7 +224,7 @@ def jacobian(model, q, body=-1, frame="space"):
 def body_twists(model, q, qd):
     """Body twists ``v_i = [ω_i; v_i]`` of every body in its own frame, shape (n, 6).
 
-    Outward recursion ``v_i = Ad(T_p_i⁻¹) v_p + S_i q̇_i`` (seed 000 §2.2).
+    Outward recursion ``v_i = Ad(T_p_i⁻¹) v_p + S_i q̇_i`` ([WJ §2.2]).
     """
     q = model.check_q(q)
     qd = model.check_q(qd, "qd")

@@ -1,21 +1,24 @@
 """Named example robots of the course, each built once here (never pasted into a test or notebook).
 
-=====================  ======  ===========================================================
-sample                 joints  where it comes from
-=====================  ======  ===========================================================
-``pendulum()``         1       seed 000 §2.1: single link, ``τ = I_O q̈ + m g₀ ℓ sin q``
-``planar_2link()``     2       seed 003: two uniform 1 m / 1 kg rods (static check 20, 5 N·m)
-``seed004_2link()``    2       seed 004 §4.2: l = 0.5 m, m = 5 kg, COM at mid-link
-``planar_3link()``     3       a vertical 3-link planar arm (Lagrange lesson, scaling)
-``rpr_arm()``          3       revolute–prismatic–revolute spatial arm, standard DH
-``scara()``            4       SCARA (RRPR), standard DH, prismatic quill
-``branched_tree()``    5       a torso with two 2-link arms (a tree, not a chain)
-``ur5()``              6       Universal Robots UR5, Lynch & Park's (Modern Robotics) parameters
-``seed002_7dof()``     7       seed 002's 7-DoF arm (modified DH; inertias chosen, see docstring)
-``panda()``            7       Franka Emika Panda arm from ``lessonlib/robots/panda.urdf``
-``chain(n)``           n       an n-link spatial chain for the complexity lessons
-``random_model(...)``  n       random trees with random axes, offsets, inertias (for tests)
-=====================  ======  ===========================================================
+=========================  ======  ===========================================================
+sample                     joints  where it comes from
+=========================  ======  ===========================================================
+``pendulum()``             1       [WJ §2.1]: single link, ``τ = I_O q̈ + m g₀ ℓ sin q``
+``planar_2link()``         2       [RNE05]: two uniform 1 m / 1 kg rods (static check 20, 5 N·m)
+``seed004_2link()``        2       [DB4 §4.2]: l = 0.5 m, m = 5 kg, COM at mid-link
+``seed004_2link_dh()``     2       [DB4 §4.2]'s DH table: the same arm in standard DH
+``skater()``               2       [LG]'s Coriolis appendix: a hub spinning about z, a mass sliding radially
+``foucault_pendulum()``    3       [LG]'s Coriolis appendix: a spherical pendulum on a turning Earth
+``planar_3link()``         3       a vertical 3-link planar arm (Lagrange lesson, scaling)
+``rpr_arm()``              3       revolute–prismatic–revolute spatial arm, standard DH
+``scara()``                4       SCARA (RRPR), standard DH, prismatic quill
+``branched_tree()``        5       a torso with two 2-link arms (a tree, not a chain)
+``ur5()``                  6       Universal Robots UR5, Lynch & Park's (Modern Robotics) parameters
+``seed002_7dof()``         7       [SWC16]'s 7-DoF arm (modified DH; inertias chosen, see docstring)
+``panda()``                7       Franka Emika Panda arm from ``lessonlib/robots/panda.urdf``
+``chain(n)``               n       an n-link spatial chain for the complexity lessons
+``random_model(...)``      n       random trees with random axes, offsets, inertias (for tests)
+=========================  ======  ===========================================================
 
 Planar arms move in the x–y plane about z-axes, so their default gravity is ``(0, -9.81, 0)``
 (the seeds draw "up" as +y for planar arms); spatial arms use the course default ``(0, 0, -9.81)``.
@@ -48,7 +51,7 @@ def _translation(p):
 
 
 def pendulum(m=1.0, length=1.0):
-    """Seed 000's single link: a uniform rod of mass ``m`` and ``length`` swinging about z.
+    """[WJ §2.1]'s single link: a uniform rod of mass ``m`` and ``length`` swinging about z.
 
     ``q = 0`` hangs straight down (−y); the COM is ``ℓ = length/2`` from the axis and
     ``I_O = m·length²/3``, so ``τ = I_O q̈ + m g₀ ℓ sin q``. Frame ``"tip"`` marks the rod's end.
@@ -74,7 +77,7 @@ def _planar(lengths, masses, name, com_fraction=0.5, I_com=None):
 
 
 def planar_2link():
-    """Seed 003's arm: two uniform rods, 1 m and 1 kg each, joints about z, gravity along −y.
+    """[RNE05]'s arm: two uniform rods, 1 m and 1 kg each, joints about z, gravity along −y.
 
     Held horizontal (q = 0) with g = 10 m/s² it needs τ = (20, 5) N·m; with 1 kg at the tip,
     (40, 15) N·m.
@@ -83,12 +86,62 @@ def planar_2link():
 
 
 def seed004_2link():
-    """Seed 004 §4.2's planar arm: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link.
+    """[DB4 §4.2]'s planar arm: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link.
 
     The seed leaves ``I₁, I₂`` symbolic; we take uniform slender rods, ``I_i = m l² / 12``
     (about the COM, normal to the plane).
     """
     return _planar([0.5, 0.5], [5.0, 5.0], "seed004_2link")
+
+
+def seed004_2link_dh():
+    """[DB4 §4.2]'s arm as the book builds it: a standard-DH table, the same robot as :func:`seed004_2link`.
+
+    DH (a, α, d, θ) = (0.5, 0, 0, q₁), (0.5, 0, 0, q₂); DH frame ``i`` sits at the far end of link
+    ``i``, so each mass centre is at ``(−l/2, 0, 0)`` in its frame. Same joint angles, same
+    ``M, C, g`` as the product-of-exponentials sample (only the body frames differ).
+    """
+    m, length = 5.0, 0.5
+    return from_dh(a=[length, length], alpha=[0.0, 0.0], d=[0.0, 0.0], mass=[m, m],
+                   com=[[-length / 2, 0.0, 0.0]] * 2, inertia=[_rod_inertia(m, length)] * 2,
+                   gravity=PLANAR_GRAVITY, name="seed004_2link_dh")
+
+
+def skater(hub_inertia=1.0, mass=2.0, radius=0.05):
+    """[LG]'s spinning skater: a hub turning about the vertical z-axis (joint 1) and a mass sliding radially on it (joint 2).
+
+    Joint 1 is revolute about z; joint 2 is prismatic along the hub's x-axis, ``q₂ = r`` the
+    distance of the mass centre (a ball of ``mass`` and ``radius``) from the axis. With
+    ``I = hub_inertia + (2/5) m ρ²``: ``τ₁ = (I + m r²) θ̈ + 2 m r ṙ θ̇`` and
+    ``τ₂ = m r̈ − m r θ̇²``; gravity (along −z) does no work on either joint.
+    """
+    ball = np.eye(3) * 0.4 * mass * radius**2
+    hub = np.diag([hub_inertia / 2, hub_inertia / 2, hub_inertia])
+    joints = [Joint("revolute", _Z, name="spin"), Joint("prismatic", [1.0, 0.0, 0.0], name="reach")]
+    G = [spatial.inertia(10.0, [0.0, 0.0, 0.0], hub), spatial.inertia(mass, [0.0, 0.0, 0.0], ball)]
+    return Model([-1, 0], joints, [np.eye(4), np.eye(4)], G, name="skater", body_names=("hub", "hand"))
+
+
+def foucault_pendulum(latitude=np.pi / 4, length=1.0, mass=1.0, earth_inertia=1e6):
+    """[LG]'s Foucault pendulum (傅科摆): a spherical pendulum on a turning Earth, seen in the local frame.
+
+    Frames: x east, y north, z up at the pendulum's site. Joint 1 is the Earth's rotation, about
+    the axis ``(0, cos φ, sin φ)`` through the pivot (``φ = latitude``), body 1 an "Earth" with a
+    huge inertia (``earth_inertia``), so that the pendulum cannot change its spin; joints 2 and 3
+    are a universal joint (about east, then about the swinging link's y) carrying a point ``mass``
+    ``length`` below the pivot. The model has **no gravity** (``gravity = 0``): gravity turns with
+    the Earth, so it is applied as a force on the bob along the Earth's "down"
+    (:func:`lessonlib.dynamics.coriolis.foucault_run`).
+    """
+    axis = np.array([0.0, np.cos(latitude), np.sin(latitude)])
+    joints = [Joint("revolute", axis, name="earth"), Joint("revolute", [1.0, 0.0, 0.0], name="swing_east"),
+              Joint("revolute", [0.0, 1.0, 0.0], name="swing_north")]
+    tiny = 1e-6 * mass * length**2                       # the link itself: a point mass; keep M regular
+    G = [spatial.inertia(earth_inertia, [0.0, 0.0, 0.0], np.eye(3) * earth_inertia),
+         spatial.inertia(1e-6 * mass, [0.0, 0.0, 0.0], np.eye(3) * tiny),
+         spatial.inertia(mass, [0.0, 0.0, -length], np.eye(3) * tiny)]
+    return Model([-1, 0, 1], joints, [np.eye(4)] * 3, G, gravity=(0.0, 0.0, 0.0), name="foucault_pendulum",
+                 body_names=("earth", "gimbal", "bob"))
 
 
 def planar_3link():
@@ -178,7 +231,7 @@ def ur5():
                     joint_names=[f"joint{i}" for i in range(1, 7)])
 
 
-#: Seed 002's modified-DH table (α_{i-1}, a_{i-1}, d_i), all joints revolute.
+#: [SWC16]'s modified-DH table (α_{i-1}, a_{i-1}, d_i), all joints revolute.
 SEED002_DH = dict(alpha=[0.0, np.pi / 2, -np.pi / 2, np.pi / 2, -np.pi / 2, np.pi / 2, -np.pi / 2],
                   a=[0.0] * 7, d=[0.246, 0.0, 0.304, 0.0, 0.317, 0.0, 0.295])
 
@@ -191,7 +244,7 @@ def _cylinder_inertia(m, length, radius, axis):
 
 
 def seed002_7dof():
-    """Seed 002's 7-DoF arm from its modified-DH table (all revolute).
+    """[SWC16]'s 7-DoF arm from its modified-DH table (all revolute).
 
     The paper's inertia table (its Table 2) did not survive, so the link inertias here are
     **our choice**, plausible for an arm of this size: each link a uniform cylinder of radius
@@ -215,7 +268,7 @@ def seed002_7dof():
 
 
 def seed002_trajectory(t, T=2.0, q0=0.0, qT=np.pi / 3, n=7):
-    """Seed 002's test motion: every joint from ``q0`` to ``qT`` in ``T`` seconds.
+    """[SWC16]'s test motion: every joint from ``q0`` to ``qT`` in ``T`` seconds.
 
     The paper's trajectory formula (its eq. 16) was an image and is lost; we use the cycloidal
     profile ``q = q0 + (qT − q0)(t/T − sin(2πt/T)/(2π))``, which starts and ends at rest with zero
@@ -314,6 +367,7 @@ def random_model(n=5, *, seed=0, tree=True, prismatic=True):
 #: Every sample (name -> builder) that the agreement tests run over.
 ALL = {
     "pendulum": pendulum, "planar_2link": planar_2link, "seed004_2link": seed004_2link,
+    "seed004_2link_dh": seed004_2link_dh, "skater": skater,
     "planar_3link": planar_3link, "rpr_arm": rpr_arm, "scara": scara, "branched_tree": branched_tree,
     "ur5": ur5, "seed002_7dof": seed002_7dof,
 }

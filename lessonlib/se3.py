@@ -1,7 +1,8 @@
 """SE(3): rigid transforms, twists in se(3), Ad / ad / ad*, and the Jacobians of exp.
 
-Course: seed 001 (Lie groups notes): SE(3) = SO(3) ⋉ R³, se(3) 伴随 (Ad), se(3) 换位子
-(ad and the basis brackets), 李群导数; seed 000 §2.2 (X = Ad, ad, ad* in the RNEA).
+Course: [LG] (the Lie-group notes): SE(3) = SO(3) ⋉ R³ (section 李群), se(3) 伴随 (Ad; section
+伴随表示), se(3) 换位子 (ad and the basis brackets; section 换位子), 李群导数; [WJ §2.2] (X = Ad, ad,
+ad* in the RNEA).
 
 Conventions, stated once for the whole module:
 
@@ -67,7 +68,7 @@ def _sym_blocks(A, B, C, D):
 def check_transform(T, name="T"):
     """Validate a homogeneous transform; return it as a float (4, 4) array, else ValueError.
 
-    Convention: T = [[R, p], [0, 1]] with R ∈ SO(3) (seed 001 李群: SE(3)); the bottom row
+    Convention: T = [[R, p], [0, 1]] with R ∈ SO(3) ([LG, 李群]: SE(3)); the bottom row
     must be [0, 0, 0, 1] to ROTATION_TOL. The message names ``name``, the expected and got.
 
     Parameters: T (4, 4); name — the argument name used in the message.
@@ -89,7 +90,7 @@ def from_Rp(R, p):
     """Homogeneous transform T = [[R, p], [0, 1]].
 
     Convention: T_a_b = from_Rp(R_a_b, p_a_b) maps coordinates in b to a: x_a = R x_b + p;
-    to_Rp(from_Rp(R, p)) = (R, p) (seed 001 李群: the semidirect product SO(3) ⋉ R³).
+    to_Rp(from_Rp(R, p)) = (R, p) ([LG, 李群]: the semidirect product SO(3) ⋉ R³).
 
     Parameters: R (3, 3) rotation (validated); p (3,) position of b's origin in a.
     Sympy input gives a sympy Matrix.
@@ -111,7 +112,7 @@ def from_Rp(R, p):
 def to_Rp(T):
     """Split a transform into (R, p).
 
-    Convention: T = [[R, p], [0, 1]]; from_Rp(*to_Rp(T)) = T (seed 001 李群: SE(3) = SO(3) ⋉ R³).
+    Convention: T = [[R, p], [0, 1]]; from_Rp(*to_Rp(T)) = T ([LG, 李群]: SE(3) = SO(3) ⋉ R³).
 
     Parameters: T (4, 4) transform (validated). Returns R (3, 3), p (3,) (copies; sympy
     input gives sympy matrices).
@@ -133,7 +134,7 @@ def to_Rp(T):
 def hat(xi):
     """4x4 matrix hat(ξ) ∈ se(3) of a twist ξ = [ω; v].
 
-    Convention: hat(ξ) = [[ [ω], v ], [0, 0]]; vee(hat(ξ)) = ξ (seed 001 se(3) 换位子: x^).
+    Convention: hat(ξ) = [[ [ω], v ], [0, 0]]; vee(hat(ξ)) = ξ ([LG, 换位子]: x^).
 
     Parameters: xi (6,) twist [ω; v] in any one frame. Sympy input gives a sympy Matrix.
 
@@ -155,7 +156,7 @@ def hat(xi):
 def vee(Xi):
     """Twist ξ = [ω; v] of a 4x4 matrix Xi = hat(ξ) ∈ se(3).
 
-    Convention: vee(hat(ξ)) = ξ (seed 001 se(3) 换位子); Xi's top-left block must be skew
+    Convention: vee(hat(ξ)) = ξ ([LG, 换位子]); Xi's top-left block must be skew
     and its bottom row zero.
 
     Parameters: Xi (4, 4). Returns (6,) (a sympy column for sympy input).
@@ -180,7 +181,7 @@ def screw_axis(xi):
 
     Convention: ``ξ = [ω; v] = θ [ŝ; −ŝ × q + h ŝ]`` with ``θ = |ω|``, ``ŝ = ω/|ω|``,
     ``h = ωᵀv / |ω|²`` (m/rad) and ``q = ω × v / |ω|²`` the point of the axis nearest the origin
-    (Lynch & Park §3.3.2, seed 001's 旋量). A pure translation (``ω = 0``) has ``ŝ = v/|v|``,
+    ([Lynch & Park 2017] §3.3.2, [LG, 速度旋量]). A pure translation (``ω = 0``) has ``ŝ = v/|v|``,
     ``q = 0``, ``h = ∞`` and ``θ = |v|``; the zero twist raises ``ValueError``.
 
     >>> s = screw_axis([0.0, 0.0, 2.0, 0.0, -2.0, 0.1])      # turn about z through (1, 0, 0), climbing
@@ -201,7 +202,7 @@ def screw_axis(xi):
 def ad(xi):
     """Adjoint of the algebra, ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]] (6x6), the twist cross product.
 
-    Convention: ad(x) y = vee([hat x, hat y]) (Lie bracket, seed 001 se(3) 换位子);
+    Convention: ad(x) y = vee([hat x, hat y]) (Lie bracket, [LG, 换位子]);
     ad(x) y = −ad(y) x.
 
     Parameters: xi (6,) twist [ω; v]. Sympy input gives a sympy Matrix.
@@ -224,7 +225,7 @@ def ad_dual(xi):
     """Dual adjoint ad*(ξ) = −ad(ξ)ᵀ = [[ [ω], [v] ], [0, [ω]]] (6x6), acting on wrenches.
 
     Convention: (ad_dual(ξ) f) · y = −f · (ad(ξ) y) for a wrench f = [n; f] and twist y
-    (seed 000 §2.2: the force cross product V×* = −ad_Vᵀ, as in the bias force V×* I V).
+    ([WJ §2.2]: the force cross product V×* = −ad_Vᵀ, as in the bias force V×* I V).
 
     Parameters: xi (6,) twist [ω; v]. Sympy input gives a sympy Matrix.
 
@@ -243,8 +244,8 @@ def Ad(T):
     """Adjoint of the group, Ad(T) = [[R, 0], [[p]R, R]] (6x6): changes a twist's frame.
 
     Convention: hat(Ad(T) ξ) = T hat(ξ) T⁻¹; twist ξ_a = Ad(T_a_b) ξ_b, and a wrench changes
-    as f_b = Ad(T_a_b)ᵀ f_a, keeping the power Fᵀ V (seed 001 se(3) 伴随: s_a = Ad(ᵃ_bT) s_b;
-    seed 000 §2.2: X_i = Ad(ⁱT_p)).
+    as f_b = Ad(T_a_b)ᵀ f_a, keeping the power Fᵀ V ([LG, 伴随表示]: s_a = Ad(ᵃ_bT) s_b;
+    [WJ §2.2]: X_i = Ad(ⁱT_p)).
 
     Parameters: T (4, 4) transform T_a_b (validated). Sympy input gives a sympy Matrix.
 
@@ -268,7 +269,7 @@ def Ad(T):
 def inv(T):
     """Inverse transform T⁻¹ = [[Rᵀ, −Rᵀp], [0, 1]].
 
-    Convention: T inv(T) = I; inv(T_a_b) = T_b_a (seed 001 李群: the inverse axiom).
+    Convention: T inv(T) = I; inv(T_a_b) = T_b_a ([LG, 李群]: the inverse axiom).
 
     Parameters: T (4, 4) transform (validated). Sympy input gives a sympy Matrix.
 
@@ -292,7 +293,7 @@ def exp(xi, angle=None):
 
     Convention: exp(ξ) = [[exp(ω), V(ω) v], [0, 1]] with V = so3.left_jacobian
     = I + ((1 − cos θ)/θ²)[ω] + ((θ − sin θ)/θ³)[ω]², θ = |ω|; log(exp(ξ)) = ξ for θ < π
-    (seed 001 指数映射; the product of exponentials T = e^[S₁]q₁ ⋯ M).
+    ([Lynch & Park 2017] ch. 3; the product of exponentials T = e^[S₁]q₁ ⋯ M of [LG, 串联机器人运动方程]).
 
     Parameters: xi (6,) twist [ω; v]. With ``angle`` given, xi is a unit screw S (|ω| = 1,
     or ω = 0 and |v| = 1) and the result is exp(S·angle); either may be sympy (e.g.
@@ -306,7 +307,7 @@ def exp(xi, angle=None):
     if angle is not None:
         return _exp_screw_angle(xi, angle)
     if is_symbolic(xi):
-        return _exp_symbolicvector(sym_vector(xi, 6, "xi"))
+        return _exp_symbolic_vector(sym_vector(xi, 6, "xi"))
     xi = vector(xi, 6, "xi")
     w, v = xi[ANG], xi[LIN]
     T = np.empty((4, 4))
@@ -350,7 +351,7 @@ def _screw_symbolic(S, theta):
     return from_Rp(R, G * v)
 
 
-def _exp_symbolicvector(xi):
+def _exp_symbolic_vector(xi):
     """exp of a sympy twist written as (numeric screw) × (angle)."""
     import sympy as sp
     r, s = factor_angle(xi, "xi")
@@ -366,7 +367,7 @@ def log(T):
     """Twist ξ = log(T) = [φ; J_l(φ)⁻¹ p] with |φ| ∈ [0, π], the inverse of exp.
 
     Convention: exp(log(T)) = T; φ = so3.log(R) (robust at half-turns), v = V(φ)⁻¹ p
-    (seed 001 指数映射; V = so3.left_jacobian).
+    ([Lynch & Park 2017] ch. 3; V = so3.left_jacobian).
 
     Parameters: T (4, 4) transform (validated). Returns xi (6,) = [ω; v].
 
@@ -398,7 +399,7 @@ def left_jacobian(xi):
     """Left Jacobian J_l(ξ) of SE(3) (6x6), [[J, 0], [Q, J]] in [ω; v] order.
 
     Convention: exp(ξ + δ) ≈ exp(J_l(ξ) δ) exp(ξ) for small δ; J_l(ξ) = Σ ad(ξ)ᵏ/(k+1)!
-    (seed 001 李群导数: x_d = Σ adᵏ(x) ẋ/(k+1)!); J_l(ξ) = Ad(exp ξ) J_r(ξ).
+    ([LG, 李群导数]: x_d = Σ adᵏ(x) ẋ/(k+1)!); J_l(ξ) = Ad(exp ξ) J_r(ξ).
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
 
@@ -415,7 +416,7 @@ def right_jacobian(xi):
     """Right Jacobian J_r(ξ) of SE(3) (6x6).
 
     Convention: exp(ξ + δ) ≈ exp(ξ) exp(J_r(ξ) δ) for small δ; J_r(ξ) = J_l(−ξ)
-    (seed 001 李群导数, with the derivative taken on the right).
+    ([LG, 李群导数], with the derivative taken on the right).
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
 
@@ -429,7 +430,7 @@ def right_jacobian(xi):
 def left_jacobian_inv(xi):
     """Inverse left Jacobian J_l(ξ)⁻¹ = [[J⁻¹, 0], [−J⁻¹QJ⁻¹, J⁻¹]] (6x6).
 
-    Convention: log(exp(ε) exp(ξ)) ≈ ξ + J_l(ξ)⁻¹ ε for small ε (seed 001 李群导数:
+    Convention: log(exp(ε) exp(ξ)) ≈ ξ + J_l(ξ)⁻¹ ε for small ε ([LG, 李群导数]:
     ẋ = J_l⁻¹ x_d); singular where |ω| is a nonzero multiple of 2π.
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
@@ -446,7 +447,7 @@ def left_jacobian_inv(xi):
 def right_jacobian_inv(xi):
     """Inverse right Jacobian J_r(ξ)⁻¹ = J_l(−ξ)⁻¹ (6x6).
 
-    Convention: log(exp(ξ) exp(ε)) ≈ ξ + J_r(ξ)⁻¹ ε for small ε (seed 001 李群导数).
+    Convention: log(exp(ξ) exp(ε)) ≈ ξ + J_r(ξ)⁻¹ ε for small ε ([LG, 李群导数]).
 
     Parameters: xi (6,) twist [ω; v]. Returns (6, 6).
 

@@ -1,7 +1,7 @@
 """SO(3): rotations, their Lie algebra so(3) and the Jacobians of the exponential map.
 
-Course: seed 001 (Lie groups notes): 李群 (group axioms, SO(3)), 李代数 (so(3) = skew 3x3
-matrices), 伴随表示 (Ad), 李括号 (bracket), 李群导数 (derivative of the exponential).
+Course: [LG] (the Lie-group notes), sections 李群 (group axioms, SO(3)), 李代数 (so(3) = skew 3x3
+matrices), 伴随表示 (Ad), 换位子 (the bracket), 李群导数 (derivative of the exponential).
 
 Conventions, stated once for the whole module:
 
@@ -9,7 +9,7 @@ Conventions, stated once for the whole module:
 * ``exp(φ) = I + (sin θ/θ) [φ] + ((1 − cos θ)/θ²) [φ]²`` with ``θ = |φ|`` (Rodrigues);
   ``log`` is its inverse with ``θ ∈ [0, π]``.
 * Jacobians: ``exp(φ + δ) ≈ exp(J_l(φ) δ) exp(φ) ≈ exp(φ) exp(J_r(φ) δ)`` for small ``δ``;
-  ``J_l(φ) = Σ [φ]ᵏ/(k+1)!`` (seed 001 李群导数: x_d = Σ adᵏ(x) ẋ/(k+1)!), ``J_l(φ) = J_r(−φ)``,
+  ``J_l(φ) = Σ [φ]ᵏ/(k+1)!`` ([LG, 李群导数]: x_d = Σ adᵏ(x) ẋ/(k+1)!), ``J_l(φ) = J_r(−φ)``,
   ``J_l(φ) = R J_r(φ)`` with ``R = exp(φ)``.
 
 Numeric inputs give float numpy arrays. Sympy inputs (a sympy object, or a list / object array
@@ -48,7 +48,7 @@ def _skew(x, y, z):
 def hat(w):
     """Skew matrix [ω] ∈ so(3) of a 3-vector ω.
 
-    Convention: [ω] x = ω × x; vee(hat(ω)) = ω (seed 001 李代数: ω^).
+    Convention: [ω] x = ω × x; vee(hat(ω)) = ω ([LG, 换位子]: ω^).
 
     Parameters: w (3,) — an angular velocity or rotation vector, in any frame; sympy input
     gives a sympy Matrix.
@@ -67,7 +67,7 @@ def hat(w):
 def vee(W):
     """The 3-vector ω of a skew matrix W = [ω] ∈ so(3).
 
-    Convention: vee(hat(ω)) = ω, i.e. ω = (W₃₂, W₁₃, W₂₁) (seed 001 李代数: so(3) ≅ R³).
+    Convention: vee(hat(ω)) = ω, i.e. ω = (W₃₂, W₁₃, W₂₁) ([LG, 换位子]: so(3) ≅ R³).
 
     Parameters: W (3, 3) skew-symmetric (checked to ROTATION_TOL); sympy input gives a sympy
     column Matrix.
@@ -92,7 +92,7 @@ def exp(phi, angle=None):
     """Rotation matrix R = exp([φ]) ∈ SO(3) of a rotation vector φ (Rodrigues' formula).
 
     Convention: exp(φ) = I + (sin θ/θ)[φ] + ((1 − cos θ)/θ²)[φ]², θ = |φ|; R rotates by θ
-    about φ/θ, and log(exp(φ)) = φ for θ < π (seed 001 李代数 / 指数映射).
+    about φ/θ, and log(exp(φ)) = φ for θ < π (Rodrigues' formula, [Lynch & Park 2017] ch. 3).
 
     Parameters: phi (3,) — rotation vector; R = exp(phi) maps coordinates in the rotated frame
     to the frame phi is expressed in. With ``angle`` given, phi is a unit axis ω and the result
@@ -160,7 +160,7 @@ def log(R):
     """Rotation vector φ = log(R) with |φ| = θ ∈ [0, π], the inverse of exp.
 
     Convention: exp(log(R)) = R; (trace R − 1)/2 = cos θ and vee(R − Rᵀ)/2 = sin θ · u
-    (seed 001 指数映射). Near θ = π the axis comes from the symmetric part R + Rᵀ
+    ([Lynch & Park 2017] ch. 3). Near θ = π the axis comes from the symmetric part R + Rᵀ
     = 2 cos θ I + 2(1 − cos θ) u uᵀ and the sign from the skew part, so half-turns and
     near-half-turns are exact to rounding.
 
@@ -198,7 +198,7 @@ def inv(R):
     """Inverse rotation R⁻¹ = Rᵀ.
 
     Convention: R inv(R) = I; if R = R_a_b (frame b in a) then inv(R) = R_b_a
-    (seed 001 李群: the inverse axiom, C⁻¹ ∈ SO(3)).
+    ([LG, 李群]: the inverse axiom, C⁻¹ ∈ SO(3)).
 
     Parameters: R (3, 3) rotation (validated); sympy input gives its sympy transpose.
 
@@ -229,7 +229,7 @@ def rot_x(angle):
     """Rotation about the x axis by ``angle`` (rad).
 
     Convention: rot_x(a) = exp([1, 0, 0] a) = [[1, 0, 0], [0, cos a, −sin a], [0, sin a, cos a]]
-    (seed 001 李群: SO(3); frame b rotated about a's x axis gives R_a_b = rot_x(a)).
+    ([LG, 李群]: SO(3); frame b rotated about a's x axis gives R_a_b = rot_x(a)).
 
     Parameters: angle — float, or a sympy expression (gives a sympy Matrix).
 
@@ -243,7 +243,7 @@ def rot_y(angle):
     """Rotation about the y axis by ``angle`` (rad).
 
     Convention: rot_y(a) = exp([0, 1, 0] a) = [[cos a, 0, sin a], [0, 1, 0], [−sin a, 0, cos a]]
-    (seed 001 李群: SO(3)).
+    ([LG, 李群]: SO(3)).
 
     Parameters: angle — float, or a sympy expression (gives a sympy Matrix).
 
@@ -257,7 +257,7 @@ def rot_z(angle):
     """Rotation about the z axis by ``angle`` (rad).
 
     Convention: rot_z(a) = exp([0, 0, 1] a) = [[cos a, −sin a, 0], [sin a, cos a, 0], [0, 0, 1]]
-    (seed 001 李群: SO(3)).
+    ([LG, 李群]: SO(3)).
 
     Parameters: angle — float, or a sympy expression (gives a sympy Matrix).
 
@@ -275,7 +275,7 @@ def left_jacobian(phi):
 
     Convention: exp(φ + δ) ≈ exp(J_l(φ) δ) exp(φ) for small δ;
     J_l(φ) = Σ [φ]ᵏ/(k+1)! = I + ((1 − cos θ)/θ²)[φ] + ((θ − sin θ)/θ³)[φ]²
-    (seed 001 李群导数: x_d = Σ adᵏ(x) ẋ/(k+1)!). Also the V matrix of se3.exp.
+    ([LG, 李群导数]: x_d = Σ adᵏ(x) ẋ/(k+1)!). Also the V matrix of se3.exp.
 
     Parameters: phi (3,) rotation vector. Returns (3, 3).
 
@@ -293,7 +293,7 @@ def right_jacobian(phi):
     """Right Jacobian J_r(φ) of SO(3).
 
     Convention: exp(φ + δ) ≈ exp(φ) exp(J_r(φ) δ) for small δ; J_l(φ) = J_r(−φ)
-    (seed 001 李群导数, with the derivative taken on the right).
+    ([LG, 李群导数], with the derivative taken on the right).
 
     Parameters: phi (3,) rotation vector. Returns (3, 3).
 
@@ -308,8 +308,8 @@ def left_jacobian_inv(phi):
     """Inverse of the left Jacobian, J_l(φ)⁻¹ (singular where θ is a nonzero multiple of 2π).
 
     Convention: J_l(φ)⁻¹ = I − ½[φ] + (1/θ² − (1 + cos θ)/(2θ sin θ))[φ]²; it maps a left
-    perturbation back: log(exp(ε) exp(φ)) ≈ φ + J_l(φ)⁻¹ ε (also se3.log's V⁻¹; seed 001
-    李群导数: ẋ = J_l⁻¹ x_d).
+    perturbation back: log(exp(ε) exp(φ)) ≈ φ + J_l(φ)⁻¹ ε (also se3.log's V⁻¹; [LG,
+    李群导数]: ẋ = J_l⁻¹ x_d).
 
     Parameters: phi (3,) rotation vector. Returns (3, 3).
 
@@ -326,7 +326,7 @@ def left_jacobian_inv(phi):
 def right_jacobian_inv(phi):
     """Inverse of the right Jacobian, J_r(φ)⁻¹ = J_l(−φ)⁻¹.
 
-    Convention: log(exp(φ) exp(ε)) ≈ φ + J_r(φ)⁻¹ ε for small ε (seed 001 李群导数).
+    Convention: log(exp(φ) exp(ε)) ≈ φ + J_r(φ)⁻¹ ε for small ε ([LG, 李群导数]).
 
     Parameters: phi (3,) rotation vector. Returns (3, 3).
 
@@ -348,7 +348,7 @@ def _det3(R):
 def check_rotation(R, name="R", *, tol=ROTATION_TOL):
     """Validate a rotation matrix; return it as a float (3, 3) array, else raise ValueError.
 
-    Convention: R ∈ SO(3) ⇔ RᵀR = I and det R = +1 (seed 001 李群: SO(n)); checked to ``tol``
+    Convention: R ∈ SO(3) ⇔ RᵀR = I and det R = +1 ([LG, 李群]: SO(n)); checked to ``tol``
     (max-abs of RᵀR − I). The message names ``name`` and says what was expected and got.
 
     Parameters: R (3, 3); name — the argument name used in the message.
@@ -373,7 +373,7 @@ def check_rotation(R, name="R", *, tol=ROTATION_TOL):
 def is_rotation(R, tol=ROTATION_TOL):
     """True if R is a rotation matrix: RᵀR = I (to ``tol``) and det R = +1.
 
-    Convention: the predicate of check_rotation (seed 001 李群: SO(n)); a sympy matrix is
+    Convention: the predicate of check_rotation ([LG, 李群]: SO(n)); a sympy matrix is
     checked by simplification.
 
     Parameters: R (3, 3), numeric or sympy.

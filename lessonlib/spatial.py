@@ -1,6 +1,6 @@
 """Spatial (6-D) algebra in the course's angular-first order ``[ω; v]`` / ``[n; f]``.
 
-The names follow Featherstone's *Rigid Body Dynamics Algorithms* and seed 000 §2.2; each one is a
+The names follow Featherstone's *Rigid Body Dynamics Algorithms* ([Featherstone 2008]) and [WJ §2.2]; each one is a
 thin, named view of a Lie-group operation from :mod:`lessonlib.se3`, so the two vocabularies of the
 course meet here:
 
@@ -41,7 +41,7 @@ def plucker(R, p):
 
     Convention: ``R, p`` give frame B in frame A (``T_A_B = [[R, p], [0, 1]]``), and
     ``X_B_A = Ad(T_A_B⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]``. A force (wrench) goes the other way with
-    the transpose: ``f_A = X_B_Aᵀ f_B`` (seed 003: why the force pass uses the transpose).
+    the transpose: ``f_A = X_B_Aᵀ f_B`` ([RNE05]: why the force pass uses the transpose).
 
     >>> import numpy as np
     >>> R, p = so3.rot_z(0.3), np.array([1.0, 2.0, 3.0])
@@ -80,7 +80,7 @@ def plucker_to_Rp(X):
 def inertia(m, c, I_c):
     """Spatial inertia about the body-frame origin from mass, centre of mass and COM inertia.
 
-    Convention (angular-first, seed 001 / Featherstone eq. 2.63):
+    Convention (angular-first, [LG, 惯量和力旋量] / [Featherstone 2008] eq. 2.63):
     ``I_O = [[I_c + m [c][c]ᵀ, m [c]], [m [c]ᵀ, m 1]]`` so that the momentum is ``h = I_O v``
     for a twist ``v = [ω; v_O]`` of the body origin, and the kinetic energy is ``½ vᵀ I_O v``.
 

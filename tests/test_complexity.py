@@ -20,7 +20,7 @@ def test_unit_costs_are_derived_from_3_vector_operations():
 
 
 def test_rnea_hand_counts():
-    # n = 1: X (63m 57a); S q̇, S q̈ (12m); a = X a_0 + aJ − ad(vJ) v (24m18a + 18m12a + 12a);
+    # n = 1: X (63m 57a); S q̇, S q̈ (12m); c = ad(v) vJ (18m 12a), a = X a_0 + aJ + c (24m18a + 12a);
     # f = I a + ad*(v) I v (48m36a + 18m12a + 6a); τ = Sᵀ f (6m 5a).
     assert operation_counts(1)["rnea"] == Count(63 + 12 + 42 + 66 + 6, 57 + 42 + 54 + 5)
     # n = 2: body 1 adds v = X v_p + vJ (24m 24a), a (42m 42a), f (66m 54a), f_p += Xᵀ f (24m 24a), τ (6m 5a).
@@ -40,6 +40,19 @@ def test_crba_hand_counts_are_quadratic():
     assert second_differences == {30}                    # 15 n² + …: one walk step (30m) per pair
     with pytest.raises(ValueError, match="name"):
         linear_formula("crba")
+
+
+def test_the_aba_breakdown_in_the_docstring_adds_up():
+    """The module docstring splits our ABA's 530 multiplications per body; the rows must add up."""
+    from lessonlib import complexity
+    c = STRUCTURED
+    rows = {"joint transform": c["joint_transform"].mul,
+            "S-generic": c["matrix6_vector"].mul + 2 * c["dot6"].mul,
+            "velocity product and joint rates": c["cross_motion"].mul + 2 * c["scale6"].mul,
+            "congruence": c["congruence"].mul}
+    assert rows == {"joint transform": 63, "S-generic": 48, "velocity product and joint rates": 30, "congruence": 198}
+    assert linear_formula("aba")[0] == 530 == sum(rows.values()) + 191
+    assert "530 n − 316" in complexity.__doc__ and "counted in this implementation" in complexity.__doc__
 
 
 def test_aba_and_denoc_hand_counts():
@@ -63,15 +76,22 @@ def test_forward_dynamics_by_crba_adds_a_cholesky_solve():
 
 def test_dense_counts_what_numpy_executes():
     # n = 1: X = X_tree − s A + c B (72m 72a); vJ, aJ (12m); v = X·0 + vJ (36m 36a);
-    # a (36m30a + 36m30a + 12a); f (72m60a + 36m30a + 6a); τ (6m 5a)
-    assert operation_counts(1, dense=True)["rnea"] == Count(72 + 12 + 36 + 72 + 108 + 6, 72 + 36 + 72 + 96 + 5)
+    # c = ad(v) vJ: ad(v) = v · basis (216m 180a) then 36m 30a; a = X a_0 + aJ + c (36m 30a + 12a);
+    # f = I a + ad*(v) I v (72m 60a + 252m 210a + 6a); τ (6m 5a)
+    ad = Count(216 + 36, 180 + 30)
+    assert DENSE["cross_motion"] == DENSE["cross_force"] == ad
+    assert operation_counts(1, dense=True)["rnea"] == (Count(72, 72) + Count(12, 0) + Count(36, 36) + ad
+                                                       + Count(36, 42) + Count(72, 66) + ad + Count(6, 5))
     assert "denoc" not in operation_counts(3, dense=True)
     assert operation_counts(7, dense=True)["aba"].total > operation_counts(7)["aba"].total
 
 
 def test_published_figures_and_validation():
-    lwp, source, _ = published_counts(6)["rnea_luh_walker_paul"]
-    assert lwp == Count(852, 738) and "Hollerbach" in source
+    lwp, source, status = published_counts(6)["rnea_luh_walker_paul"]
+    assert lwp == Count(852, 738) and "[Hollerbach 1980]" in source and "not checked" in status
+    assert "aba_featherstone_1983" not in published_counts(6)           # a recalled figure, no source: gone
+    for count, source, status in published_counts(6).values():
+        assert source.startswith("[") and status                        # cited by bibliography key, status said
     assert published_counts(6)["lagrange_recursive_hollerbach"][0] == Count(2195, 1719)
     with pytest.raises(ValueError, match="n: expected"):
         operation_counts(0)

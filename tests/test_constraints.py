@@ -95,8 +95,8 @@ def test_attach_composes_forward_kinematics_through_the_mounting_pose():
             np.testing.assert_allclose(T[3 + i], fk(arm, q[:3])[1] @ T_mount @ T_c, atol=1e-12)
 
 
-def test_seed002_7dof_from_a_3dof_and_a_4dof_arm():
-    """Two modified-DH tables (rows 1–3 and 4–7), spliced at DH frame 3, give seed 002's arm."""
+def test_swc16_7dof_from_a_3dof_and_a_4dof_arm():
+    """Two modified-DH tables (rows 1–3 and 4–7), spliced at DH frame 3, give [SWC16]'s arm."""
     one = samples.seed002_7dof()
     dh = samples.SEED002_DH
     piece = {}
@@ -146,7 +146,7 @@ def test_split_and_attach_round_trip_on_a_chain():
 
 
 def test_torso_with_two_arms_is_the_branched_tree_sample():
-    """Seed 001's open-loop parallel arm: two arms on one link (their wrenches add up there)."""
+    """[LG, 开环并联臂拼接]'s open-loop parallel arm: two arms on one link (their wrenches add up there)."""
     tree = samples.branched_tree()
     torso = Model([-1], tree.joints[:1], tree.T_tree[:1], tree.inertia[:1], body_names=["torso"], name="torso")
     arms = []
@@ -455,7 +455,7 @@ def test_driven_simulation_follows_the_inverse_dynamics():
 
 
 # ------------------------------------------------------------------------------------------------
-# the five-bar: seed 001's parallel-arm recipe vs the closed-chain layer
+# the five-bar: [LG, 并联臂]'s parallel-arm recipe vs the closed-chain layer
 # ------------------------------------------------------------------------------------------------
 def test_five_bar_power_redistribution_equals_the_closed_chain_result():
     fiv = five_bar()

@@ -1,4 +1,4 @@
-"""DeNOC (seed 002): the recursion against the spatial RNEA, the seeds' numbers, the 7-DoF
+"""DeNOC ([SWC16]): the recursion against the spatial RNEA, the source texts' numbers, the 7-DoF
 trajectory, the matrix form (N_l, N_d, NᵀMN, C) and the skew-symmetry statements."""
 import zlib
 
@@ -67,7 +67,7 @@ def test_denoc_agrees_with_rnea_with_scaled_joints_and_on_panda():
     assert_same_tau(denoc(model, q, qd, qdd, gravity=g, f_ext=F), rnea(model, q, qd, qdd, gravity=g, f_ext=F))
 
 
-def test_seed003_static_checks():
+def test_rne05_static_checks():
     arm = samples.planar_2link()
     zero = np.zeros(2)
     np.testing.assert_allclose(denoc(arm, zero, zero, zero, gravity=[0, -10, 0]), [20.0, 5.0], atol=1e-12)
@@ -77,15 +77,15 @@ def test_seed003_static_checks():
     np.testing.assert_allclose(denoc(arm, zero, zero, zero, gravity=[0, -10, 0], f_ext=F), [40.0, 15.0], atol=1e-12)
 
 
-def test_seed002_seven_dof_trajectory():
-    """Seed 002's experiment: every joint 0 -> π/3 in 2 s; DeNOC and Newton–Euler agree at all 201 samples."""
+def test_swc16_seven_dof_trajectory():
+    """[SWC16]'s experiment: every joint 0 -> π/3 in 2 s; DeNOC and Newton–Euler agree at all 201 samples."""
     arm = samples.seed002_7dof()
     Q, QD, QDD = samples.seed002_trajectory(np.linspace(0.0, 2.0, 201))
     assert Q.shape == (201, 7)
     tau = np.array([denoc(arm, q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
     for k in range(201):
         assert_same_tau(tau[k], rnea(arm, Q[k], QD[k], QDD[k]))
-    # seed 002, fig. 4: joint 1 (vertical axis) needs no torque at the start and the end (at rest)
+    # [SWC16] fig. 4: joint 1 (vertical axis) needs no torque at the start and the end (at rest)
     assert abs(tau[0, 0]) < 1e-12 and abs(tau[-1, 0]) < 1e-12
     assert np.abs(tau[:, 1]).max() > 1.0                       # ... while joint 2 holds the arm up
 

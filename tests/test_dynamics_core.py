@@ -1,4 +1,4 @@
-"""Spatial RNEA, CRBA, ABA and the standard-form terms: seeds' numbers, identities, Pinocchio."""
+"""Spatial RNEA, CRBA, ABA and the standard-form terms: the source texts' worked numbers, identities, Pinocchio."""
 import numpy as np
 import pytest
 
@@ -26,9 +26,9 @@ def random_wrenches(model, rng):
     return rng.normal(size=(model.n, 6))
 
 
-# --- the seeds' worked numbers -----------------------------------------------------------------
+# --- the worked numbers of [RNE05], [WJ §2.1], [DB4 §4.2] -----------------------------------------
 
-def test_seed003_two_horizontal_rods():
+def test_rne05_two_horizontal_rods():
     arm = samples.planar_2link()
     zero = np.zeros(2)
     assert np.allclose(rnea(arm, zero, zero, zero, gravity=[0, -10, 0]), [20.0, 5.0], atol=1e-12)
@@ -38,14 +38,14 @@ def test_seed003_two_horizontal_rods():
 
 
 @pytest.mark.parametrize("q", [0.0, 0.3, -1.2, np.pi / 2, 2.5])
-def test_seed000_pendulum(q):
+def test_wj_pendulum(q):
     arm = samples.pendulum(m=2.0, length=0.8)
     I_O, m, ell, g0 = 2.0 * 0.8**2 / 3, 2.0, 0.4, 9.81
     for qdd in (0.0, 1.7):
         assert rnea(arm, [q], [0.9], [qdd])[0] == pytest.approx(I_O * qdd + m * g0 * ell * np.sin(q), abs=1e-12)
 
 
-def test_seed004_mass_matrix_closed_form():
+def test_db4_mass_matrix_closed_form():
     arm = samples.seed004_2link()
     l1 = l2 = 0.5
     m1 = m2 = 5.0
@@ -77,8 +77,10 @@ def test_craig_planar_point_masses():
         assert np.allclose(rnea(arm, [t1, t2], [d1, d2], [a1, a2]), [tau1, tau2], atol=1e-12)
 
 
-def test_modern_robotics_ur5_reference():
-    """REFERENCE.md: Modern Robotics' UR5 at its documented state (Ftip applied BY the ee)."""
+def test_ur5_reference_torques():
+    """Modern Robotics' UR5 parameters at θ = (0, π/6, π/4, π/3, π/2, 2π/3), θ̇ = 0.2, θ̈ = 0.1, g = 9.81,
+    Ftip = 0.1 applied BY the end effector: the torques Modern Robotics' own InverseDynamics computes
+    (tests/test_rnea_forms.py checks that), not a documented example."""
     from lessonlib import se3
     arm = samples.ur5()
     q = np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3])

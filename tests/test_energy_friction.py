@@ -1,4 +1,4 @@
-"""Energy, power balance (seed 000 §2.1) and friction models (seed 000, seed 004 §4.3)."""
+"""Energy, power balance ([WJ §2.1]) and friction models ([WJ §2.1], [DB4 §4.3])."""
 import numpy as np
 import pytest
 
@@ -82,7 +82,7 @@ def _tip_wrench_case(model, q, seed):
 @pytest.mark.parametrize("name", ["planar_2link", "rpr_arm", "scara", "branched_tree", "ur5", "random_tree"])
 @pytest.mark.parametrize("method", ["analytic", "central_difference"])
 def test_power_balance_with_contact_and_friction(name, method):
-    """d(T + U)/dt = q̇ᵀ(τ_a + τ_ext − τ_f) when q̈ comes from the forward dynamics (seed 000 §2.1)."""
+    """d(T + U)/dt = q̇ᵀ(τ_a + τ_ext − τ_f) when q̈ comes from the forward dynamics ([WJ §2.1])."""
     model = ROBOTS[name]()
     friction = Friction(viscous=0.3, coulomb=0.4, static=0.6, stribeck_velocity=0.1)
     for k, (q, qd, tau_a) in enumerate(random_states(model, 3, seed=3)):

@@ -1,4 +1,4 @@
-"""Lagrange's route (the independent oracle): seeds' closed forms, Craig's arm, agreement with the
+"""Lagrange's route (the independent oracle): the source texts' closed forms, Craig's arm, agreement with the
 recursive algorithms, Christoffel properties, caching, immutability and input checks.
 
 Each sample Model is built once per module (fixtures): the Lagrange caches are keyed by the Model
@@ -56,16 +56,16 @@ def expr_is_zero(e):
     return sp.simplify(sp.expand(e)) == 0
 
 
-# --- seed 000: the single link ------------------------------------------------------------------
+# --- [WJ §2.1]: the single link ------------------------------------------------------------------
 
-def test_seed000_pendulum_symbolic_and_numeric():
+def test_wj_pendulum_symbolic_and_numeric():
     arm = samples.pendulum(m=2.0, length=0.8)
     eq = lagrange_symbolic(arm)
     (q,), (qdd,) = eq.q, eq.qdd
     I_O = sp.Rational(2) * sp.Rational(4, 5) ** 2 / 3                   # m L² / 3 = 32/75
     m, ell, g0 = 2, sp.Rational(2, 5), sp.Rational(981, 100)
     assert eq.M == sp.Matrix([[sp.Rational(32, 75)]]) and eq.M[0, 0] == I_O
-    assert eq.C == sp.zeros(1, 1)                                      # seed 000: c = 0 for one link
+    assert eq.C == sp.zeros(1, 1)                                      # [WJ §2.1]: c = 0 for one link
     assert expr_is_zero(eq.tau_expr[0] - (I_O * qdd + m * g0 * ell * sp.sin(q)))
     assert expr_is_zero(eq.g[0] - sp.diff(eq.U, q))
     for q_val, qdd_val in [(0.0, 0.0), (0.3, 1.7), (-1.2, -0.4), (np.pi / 2, 0.0), (2.5, 3.0)]:
@@ -80,10 +80,10 @@ def test_pendulum_energy_values():
     assert expr_is_zero(eq.U + sp.Rational(981, 200) * sp.cos(q))      # zero level at the pivot
 
 
-# --- seed 004 §4.2: the 2-link planar arm's M(q) ------------------------------------------------
+# --- [DB4 §4.2]: the 2-link planar arm's M(q) ------------------------------------------------
 
 @pytest.mark.parametrize("simplify", [True, False])
-def test_seed004_mass_matrix_closed_form(simplify):
+def test_db4_mass_matrix_closed_form(simplify):
     eq = lagrange_symbolic(sample("seed004_2link"), simplify=simplify)
     q2 = eq.q[1]
     l1 = l2 = sp.Rational(1, 2)
@@ -99,8 +99,8 @@ def test_seed004_mass_matrix_closed_form(simplify):
         assert sp.expand(eq.M - closed) == sp.zeros(2, 2)
 
 
-def test_seed004_mass_matrix_extreme_coupling():
-    """Seed 004: the coupling M12 is largest stretched out (q2 = 0), smallest folded (q2 = π)."""
+def test_db4_mass_matrix_extreme_coupling():
+    """[DB4 §4.2]: the coupling M12 is largest stretched out (q2 = 0), smallest folded (q2 = π)."""
     arm = sample("seed004_2link")
     M_out = lagrange_terms(arm, [0.3, 0.0], [0.0, 0.0])[0]
     M_fold = lagrange_terms(arm, [0.3, np.pi], [0.0, 0.0])[0]

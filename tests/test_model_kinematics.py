@@ -153,7 +153,7 @@ def so3_T(R, p):
     return se3.from_Rp(R, np.asarray(p, dtype=float))
 
 
-def test_seed002_table():
+def test_swc16_dh_table():
     arm = samples.seed002_7dof()
     T = fk(arm, np.zeros(7))
     assert np.allclose(T[0][:3, 3], [0, 0, 0.246])

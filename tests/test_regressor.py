@@ -1,4 +1,4 @@
-"""Regressor τ = Y θ, base parameters and identification (seed 004 §4.3–4.4)."""
+"""Regressor τ = Y θ, base parameters and identification ([DB4 §4.3–4.4])."""
 import numpy as np
 import pytest
 
@@ -103,7 +103,7 @@ def test_planar_arms_have_3n_base_parameters():
 
 
 def test_planar_2r_regrouping_is_the_classical_one():
-    """ZZ1R = I_zz1 + l₁² m₂, MX1R = mc_x1 + l₁ m₂ (Khalil–Kleinfinger), l₁ = 0.5 m for seed 004's arm."""
+    """ZZ1R = I_zz1 + l₁² m₂, MX1R = mc_x1 + l₁ m₂ (Khalil–Kleinfinger), l₁ = 0.5 m for [DB4 §4.2]'s arm."""
     base = base_parameters(samples.seed004_2link())
     assert base.labels() == ["mc_x[0] + 0.5·m[1]", "mc_y[0]", "I_zz[0] + 0.25·m[1]", "mc_x[1]", "mc_y[1]",
                              "I_zz[1]"]
@@ -238,7 +238,7 @@ def test_weighted_identification_is_the_weighted_normal_equations(planar_identif
 
 
 def test_weights_one_over_sigma_beat_ordinary_least_squares(planar_identification):
-    """Joint noise σ = (0.02, 0.5, 0.1) N·m (seed 004 §4.4: weights from each sensor's noise level):
+    """Joint noise σ = (0.02, 0.5, 0.1) N·m ([DB4 §4.4]: weights from each sensor's noise level):
     over 6 noise draws WLS with w_j = 1/σ_j has a mean squared parameter error below 30 % of OLS's
     (≈ 7 % here), and each WLS estimate lies within 4 of its standard deviations."""
     arm, base, (Q, QD, QDD, TAU), truth = planar_identification

@@ -1,5 +1,5 @@
 """The classic (3-vector) and Lie-group (PoE) Newton–Euler recursions against the spatial RNEA,
-closed forms, the seeds' numbers and Modern Robotics' InverseDynamics."""
+closed forms, the source texts' numbers and Modern Robotics' InverseDynamics."""
 import zlib
 
 import numpy as np
@@ -84,10 +84,10 @@ def test_agrees_with_spatial_rnea_on_panda(form):
     assert_same_tau(FORMS[form](model, q, qd, qdd, gravity=g, f_ext=F), rnea(model, q, qd, qdd, gravity=g, f_ext=F))
 
 
-# --- closed forms and the seeds' numbers --------------------------------------------------------
+# --- closed forms and the source texts' numbers ([RNE05], [WJ §2.1]) --------------------------------
 
 def tip_load_wrench(model, mass, g):
-    """Seed 003's tip load as f_ext: (0, −m g, 0) at 1 m along the last body's x, moment about its origin."""
+    """[RNE05]'s tip load as f_ext: (0, −m g, 0) at 1 m along the last body's x, moment about its origin."""
     F = np.zeros((model.n, 6))
     F[-1, 3:] = [0.0, -mass * g, 0.0]
     F[-1, :3] = np.cross([1.0, 0.0, 0.0], F[-1, 3:])
@@ -95,7 +95,7 @@ def tip_load_wrench(model, mass, g):
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_seed003_static_checks(form):
+def test_rne05_static_checks(form):
     arm = samples.planar_2link()
     zero = np.zeros(2)
     tau = FORMS[form](arm, zero, zero, zero, gravity=[0, -10, 0])
@@ -105,7 +105,7 @@ def test_seed003_static_checks(form):
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_seed000_pendulum_closed_form(form):
+def test_wj_pendulum_closed_form(form):
     arm = samples.pendulum(m=1.3, length=0.8)
     I_O, ell, g0 = 1.3 * 0.8**2 / 3, 0.4, 9.81
     for q, qd, qdd in [(0.3, 1.2, -0.7), (2.0, -3.0, 4.0), (-1.1, 0.0, 0.5)]:
@@ -159,6 +159,15 @@ def test_modern_robotics_documented_three_link_example(form):
     F = tip_wrench_from_mr(arm, np.ones(6))
     tau = FORMS[form](arm, [0.1, 0.1, 0.1], [0.1, 0.2, 0.3], [2, 1.5, 1], gravity=[0, 0, -9.8], f_ext=F)
     np.testing.assert_allclose(tau, [74.69616155, -33.06766016, -3.23057314], atol=5e-8)
+
+
+def test_the_ur5_reference_torques_are_modern_robotics_own():
+    """The UR5 reference torques stored in the tests are what Modern Robotics' InverseDynamics returns
+    (its documentation has no UR5 example: the numbers are computed, here, not quoted)."""
+    mr = pytest.importorskip("modern_robotics")
+    q = np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3])
+    tau = mr.InverseDynamics(q, 0.2 * np.ones(6), 0.1 * np.ones(6), [0, 0, -9.81], 0.1 * np.ones(6), *to_poe(samples.ur5()))
+    np.testing.assert_allclose(tau, [0.012767, -41.147698, -3.780934, 0.032310, 0.036953, 0.103367], atol=5e-7)
 
 
 @pytest.mark.parametrize("form", FORMS)

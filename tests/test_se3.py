@@ -1,5 +1,5 @@
 """Tests of lessonlib.se3: group and algebra identities over many random inputs, the se(3) basis
-bracket table of seed 001, Jacobians (identities, finite differences, high precision near 0),
+bracket table of [LG, 换位子], Jacobians (identities, finite differences, high precision near 0),
 half-turns, sympy support, Modern Robotics as an oracle, and every ValueError."""
 import math
 
@@ -54,7 +54,7 @@ def test_hat_vee_roundtrip_and_layout():
 
 
 def test_ad_explicit_layout():
-    """ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]] (seed 001 se(3) 换位子), and ad_dual = −adᵀ."""
+    """ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]] ([LG, 换位子], se(3)), and ad_dual = −adᵀ."""
     xi = np.array([1., 2., 3., 4., 5., 6.])
     W, V = so3.hat(xi[ANG]), so3.hat(xi[LIN])
     np.testing.assert_array_equal(se3.ad(xi), np.block([[W, np.zeros((3, 3))], [V, W]]))
@@ -63,7 +63,7 @@ def test_ad_explicit_layout():
 
 
 # [E_i, E_j] for the basis E1..E6 = rotations about x, y, z, then translations along x, y, z
-# ([ω; v] order), as written in seed 001 (se(3) 换位子): ±k stands for ±E_k, 0 for zero.
+# ([ω; v] order), as written in [LG, 换位子] (se(3)): ±k stands for ±E_k, 0 for zero.
 BRACKET_TABLE = [
     # E1  E2  E3  E4  E5  E6
     [0, +3, -2, 0, +6, -5],     # E1 = w_i: [w_i, w_j] = w_k, [w_i, v_j] = v_k, [w_i, v_k] = -v_j
@@ -286,7 +286,7 @@ def test_jacobian_identities():
 
 
 def test_left_jacobian_is_the_series_of_seed_001():
-    """J_l(ξ) = Σ ad(ξ)ᵏ/(k+1)! (seed 001 李群导数: x_d = Σ adᵏ(x) ẋ/(k+1)!)."""
+    """J_l(ξ) = Σ ad(ξ)ᵏ/(k+1)! ([LG, 李群导数]: x_d = Σ adᵏ(x) ẋ/(k+1)!)."""
     rng = np.random.default_rng(15)
     for _ in range(50):
         xi = random_twist(rng, 3.0)

@@ -1,4 +1,4 @@
-"""Simulation (integrators, energy, friction, external wrenches) and model-based control (seed 004 §4.3)."""
+"""Simulation (integrators, energy, friction, external wrenches) and model-based control ([DB4 §4.3])."""
 import numpy as np
 import pytest
 
@@ -23,7 +23,7 @@ def crossing_times(t, x):
 # --- simulation --------------------------------------------------------------------------------
 
 def test_pendulum_small_angle_period():
-    """T = 2π √(I_O / (m g ℓ)) for small swings (seed 000's single link)."""
+    """T = 2π √(I_O / (m g ℓ)) for small swings ([WJ §2.1]'s single link)."""
     rod = samples.pendulum(m=1.5, length=0.8)
     I_O, m, g, ell = 1.5 * 0.8**2 / 3, 1.5, 9.81, 0.4
     period = 2 * np.pi * np.sqrt(I_O / (m * g * ell))              # 1.46 s
@@ -217,7 +217,7 @@ def test_computed_torque_from_an_inverse_dynamics_function_matches_the_model_pat
 
 
 def test_computed_torque_closes_the_loop_with_an_identified_model():
-    """seed 004 §4.4: the base-parameter model identified from noiseless data tracks like the true model."""
+    """[DB4 §4.4]: the base-parameter model identified from noiseless data tracks like the true model."""
     arm = samples.planar_3link()
     base = base_parameters(arm)
     data = synthetic_measurements(arm, fourier_trajectory(arm.n, seed=2, base_freq=0.5), 0.02 * np.arange(100))

@@ -54,7 +54,7 @@ def test_hat_explicit_entries():
 
 
 def test_bracket_of_so3_basis_is_cross_product():
-    """seed 001 so(3) 换位子: [X, Y] = Z, [Z, X] = Y, [Y, Z] = X for the coordinate axes."""
+    """[LG, 换位子], so(3): [X, Y] = Z, [Z, X] = Y, [Y, Z] = X for the coordinate axes."""
     X, Y, Z = (so3.hat(e) for e in I3)
     np.testing.assert_array_equal(X @ Y - Y @ X, Z)
     np.testing.assert_array_equal(Z @ X - X @ Z, Y)
@@ -202,7 +202,7 @@ def test_exp_of_axis_and_angle():
 
 
 def test_exp_is_rotation_of_a_point_by_adjoint_identity():
-    """Ad for SO(3): R hat(w) Rᵀ = hat(R w) (seed 001 so(3) 伴随)."""
+    """Ad for SO(3): R hat(w) Rᵀ = hat(R w) ([LG, 伴随表示], so(3))."""
     rng = np.random.default_rng(11)
     for _ in range(N):
         R, w = so3.exp(random_phi(rng)), rng.normal(size=3)
@@ -253,7 +253,7 @@ def test_jacobian_identities():
 
 
 def test_left_jacobian_is_the_series_of_seed_001():
-    """J_l(φ) = Σ [φ]ᵏ/(k+1)! (seed 001 李群导数)."""
+    """J_l(φ) = Σ [φ]ᵏ/(k+1)! ([LG, 李群导数])."""
     rng = np.random.default_rng(14)
     for _ in range(50):
         W = so3.hat(random_phi(rng, 3.0))

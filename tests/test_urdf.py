@@ -171,8 +171,8 @@ def test_shipped_robot_structure():
 
 
 def test_ur5_is_modern_robotics_ur5():
-    """ur5.urdf reproduces Modern Robotics' published UR5 inverse-dynamics example
-    (REFERENCE.md; Pinocchio's RNEA on the same file, Ftip applied at tool0)."""
+    """ur5.urdf is Modern Robotics' UR5: Pinocchio's RNEA on the file gives the torques Modern Robotics'
+    InverseDynamics computes for its UR5 parameters (tests/test_rnea_forms.py), Ftip applied at tool0."""
     path = robot_path("ur5")
     pmodel = _pin_model(path)
     pdata = pmodel.createData()
@@ -191,7 +191,7 @@ def test_ur5_is_modern_robotics_ur5():
 
 
 def test_double_pendulum_static_torques():
-    """Seed 003: two horizontal 1 m, 1 kg rods, g = 10: holding torques (20, 5) N m,
+    """[RNE05]: two horizontal 1 m, 1 kg rods, g = 10: holding torques (20, 5) N m,
     computed as tau = -sum_k J_com,k^T m_k g from the model's Jacobians."""
     arm = from_urdf(robot_path("double_pendulum"), gravity=(0, 0, -10))
     q = np.array([math.pi / 2, 0.0])

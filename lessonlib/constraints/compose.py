@@ -1,6 +1,6 @@
-"""Splicing models: one arm mounted on a body of another (seed 001 "串联臂拼接", "开环并联臂拼接").
+"""Splicing models: one arm mounted on a body of another ([LG, 串联臂拼接], [LG, 开环并联臂拼接]).
 
-Seed 001 splices a *child* arm onto the last link of a *parent* arm by adding one term to each pass
+[LG, 串联臂拼接] splices a *child* arm onto the last link of a *parent* arm by adding one term to each pass
 of the Lie-group recursion: going out, the child's first link receives the parent link's twist
 (and acceleration, gravity included) moved into the child's base frame by the adjoint of the
 mounting pose, ``Ad(T_sb)``; coming back, the child's base wrench returns to the parent link
@@ -135,7 +135,7 @@ def attach_many(parent, attachments, *, name=None):
 
     Equivalent to calling :func:`attach` once per entry, in order; ``body`` always refers to the
     body numbering of ``parent`` (bodies added by earlier entries can be named by their new index,
-    ``parent.n + …``, or by a frame name). Seed 001's open-loop parallel arm is this: several
+    ``parent.n + …``, or by a frame name). [LG, 开环并联臂拼接]'s open-loop parallel arm is this: several
     child arms on one link, whose base wrenches add up on that link in the inward pass.
 
     >>> import numpy as np

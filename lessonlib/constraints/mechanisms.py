@@ -1,4 +1,4 @@
-"""Sample closed-loop mechanisms: the planar four-bar and the planar five-bar parallel arm (seed 001).
+"""Sample closed-loop mechanisms: the planar four-bar and the planar five-bar parallel arm ([LG, 平面四连杆的动力学], [LG, 并联臂]).
 
 * :func:`four_bar` — a crank-rocker (Grashof) four-bar as a :class:`ClosedChainModel`: the spanning
   tree is the crank–coupler chain plus the rocker, spliced at the base by
@@ -9,7 +9,7 @@
   the parameter values with the spanning-tree route (no Model, no twist, no RNEA), so agreement
   between the two is real evidence.
 * :func:`five_bar` — two actuated 2-link chains that meet at the end-effector, and
-  :func:`parallel_inverse_dynamics` — seed 001's recipe for parallel arms: split into serial chains,
+  :func:`parallel_inverse_dynamics` — [LG, 并联臂]'s recipe for parallel arms: split into serial chains,
   run the RNEA on each, redistribute the chain torques to the motors by the power (virtual-work)
   balance. :func:`five_bar_state` gives the chains' motion for an end-effector path.
 
@@ -295,7 +295,7 @@ class FiveBarParams:
 
     ``proximal``, ``distal``: link lengths of chain 1 and chain 2; ``masses = (proximal1, distal1,
     proximal2, distal2)`` (uniform rods, COM at mid-link); ``payload``: a point mass at the tip,
-    carried by chain 1 only (seed 001: a shared part is counted once, in one chain).
+    carried by chain 1 only ([LG, 并联臂]: a shared part is counted once, in one chain).
     """
 
     base: float = 0.2

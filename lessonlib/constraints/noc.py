@@ -48,7 +48,7 @@ def noc(cm, q, *, method="independent"):
     ``method``:
 
     * ``"independent"`` — ``N = [I; −G_d⁻¹ G_i]`` (rows back in joint order): ``ẏ = q̇[independent]``
-      (seeds 001/002: the constrained rates are solved from the free ones). ``ValueError`` where
+      ([LG, 约束动力学], [SWC16]: the constrained rates are solved from the free ones). ``ValueError`` where
       ``G_d`` is singular.
     * ``"svd"`` — an orthonormal basis of the null space of ``G`` (``Nᵀ N = I``), from the SVD. Its
       columns are not unique (any rotation of them is another basis) and need not vary smoothly.

@@ -4,14 +4,20 @@ Every function takes the one :class:`~lessonlib.model.Model`; those whose result
 take ``gravity=None`` (the model's default) and, where contact applies, ``f_ext=None``.
 """
 from .aba import aba
+from .adaptive import AdaptiveRun, adaptation_gains, simulate_slotine_li, slotine_li_regressor
+from .closed_form import closed_form_coefficients, closed_form_cost, closed_form_torques
+from .coriolis import FoucaultRun, SkaterRun, foucault_run, skater_pull_in
 from .crba import crba
-from .control import computed_torque, gravity_compensation, quintic
+from .control import computed_torque, gravity_compensation, quintic, saturated
 from .energy import center_of_mass, kinetic_energy, potential_energy, power_balance, total_energy
-from .friction import Friction
-from .regressor import base_parameters, identify, inertial_parameters, model_with_parameters
+from .friction import Friction, friction_regressor
+from .regressor import (FrictionIdentification, base_parameters, check_excitation_band, identify, identify_with_friction,
+                        inertial_parameters, model_with_parameters)
 from .simulate import Trajectory, simulate
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
+from .lwp1980 import lwp1980
+from .observer import ObserverRun, ObserverState, PushRun, observer_start, observer_step, push_and_observe, run_observer
 from .rnea import RNEATrace, rnea, rnea_trace
 from .rnea_classic import rnea_classic
 from .rnea_poe import PoETrace, rnea_poe, rnea_poe_trace
@@ -24,4 +30,9 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "bias_forces", "gravity_torques", "velocity_torques", "coriolis_matrix", "forward_dynamics",
            "jacobian_transpose_force", "computed_torque", "gravity_compensation", "quintic", "center_of_mass",
            "kinetic_energy", "potential_energy", "power_balance", "total_energy", "Friction", "base_parameters",
-           "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate"]
+           "identify", "inertial_parameters", "model_with_parameters", "Trajectory", "simulate",
+           "closed_form_coefficients", "closed_form_torques", "closed_form_cost", "observer_start", "observer_step",
+           "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
+           "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
+           "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980", "skater_pull_in", "SkaterRun", "foucault_run",
+           "FoucaultRun"]

@@ -1,15 +1,15 @@
-"""Model-based joint controllers and reference trajectories (seed 004 §4.3).
+"""Model-based joint controllers and reference trajectories ([DB4 §4.3]).
 
 Each controller is a function ``torque_fn(t, q, qd) -> τ_a`` for
 :func:`~lessonlib.dynamics.simulate.simulate`, built from a Model — the *controller's* model,
 which may differ from the simulated one (an identified or deliberately wrong model). Computed
 torque also takes the inverse dynamics as a function ``τ = inverse_dynamics(q, q̇, q̈)``, e.g. an
-identified base-parameter model ``τ = Y_b(q, q̇, q̈) θ_b`` (seed 004 §4.4), which is no Model.
+identified base-parameter model ``τ = Y_b(q, q̇, q̈) θ_b`` ([DB4 §4.4]), which is no Model.
 
 * :func:`gravity_compensation` — ``τ = g(q) + K_p (q_ref − q) − K_d q̇``;
   ``g(q)`` computed by: :func:`~lessonlib.dynamics.gravity_torques` (``rnea(q, 0, 0)``).
 * :func:`computed_torque` — ``τ = M(q)(q̈_d + K_d ė + K_p e) + c(q, q̇) + g(q)``, ``e = q_d − q``
-  (seed 004 §4.3): the inverse dynamics with the commanded acceleration, computed by: one
+  ([DB4 §4.3]): the inverse dynamics with the commanded acceleration, computed by: one
   :func:`~lessonlib.dynamics.rnea` call ``rnea(q, q̇, q̈_d + K_d ė + K_p e)`` (the same as
   :func:`~lessonlib.dynamics.crba` times that acceleration plus the bias ``rnea(q, q̇, 0)``).
   With the exact model the closed loop is ``ë + K_d ė + K_p e = 0``: linear, decoupled.
@@ -72,7 +72,7 @@ def gravity_compensation(model, *, gravity=None, Kp=None, Kd=None, q_ref=None):
 
 
 def computed_torque(model, reference, Kp, Kd, *, gravity=None):
-    """Computed-torque (inverse-dynamics) control of seed 004 §4.3.
+    """Computed-torque (inverse-dynamics) control of [DB4 §4.3].
 
     ``τ = M(q)(q̈_d + K_d ė + K_p e) + c(q, q̇) + g(q)``, ``e = q_d − q``, ``ė = q̇_d − q̇``, computed
     by: ``rnea(q, q̇, q̈_d + K_d ė + K_p e)`` — one RNEA call, O(n). ``reference(t)`` returns
@@ -181,3 +181,32 @@ def quintic(q0, qf, duration, *, t0=0.0):
         return q0 + dq * s, dq * sd, dq * sdd
 
     return reference
+
+
+def saturated(torque_fn, tau_max):
+    """The controller ``torque_fn`` behind actuators that cannot exceed ``|τ_i| ≤ τ_max,i`` ([RNE05] §五).
+
+    ``τ = clip(torque_fn(t, q, q̇), −τ_max, τ_max)``; ``tau_max`` a scalar or one limit per joint
+    (N·m or N, > 0). [RNE05]: a computed torque is only a demand; when it exceeds the motor's
+    limit the arm cannot follow the planned acceleration, and clipping the command does not make it
+    track. With computed torque (no integral term) nothing winds up: once the demand is back inside
+    the limits, the error decays as ``ë + K_d ė + K_p e = 0`` again from wherever the saturation left it.
+
+    >>> import numpy as np
+    >>> weak = saturated(lambda t, q, qd: np.array([5.0, -0.5]), tau_max=[2.0, 1.0])
+    >>> weak(0.0, np.zeros(2), np.zeros(2))
+    array([ 2. , -0.5])
+    """
+    if not callable(torque_fn):
+        raise ValueError(f"torque_fn: expected a function (t, q, qd) -> tau, got {type(torque_fn).__name__}")
+    limit = _gain(tau_max, None, "tau_max")
+    if np.any(limit <= 0):
+        raise ValueError(f"tau_max: expected limits > 0, got {tau_max!r}")
+
+    def torque(t, q, qd):
+        tau = np.asarray(torque_fn(t, q, qd), dtype=float)
+        if limit.size not in (1, tau.size):
+            raise ValueError(f"tau_max: expected a scalar or {tau.size} limits (one per joint), got {limit.size}")
+        return np.clip(tau, -limit, limit)
+
+    return torque

@@ -1,7 +1,7 @@
-"""Inverse dynamics with the decoupled natural orthogonal complement, DeNOC (Saha; seed 002).
+"""Inverse dynamics with the decoupled natural orthogonal complement, DeNOC ([Saha 1999]; [SWC16]).
 
-Course: seed 002 (Shen, Wu & Chen 2016, after Saha 1999 and Angeles & Lee 1988), REFERENCE.md
-"DeNOC". The same torques as the spatial :func:`~lessonlib.dynamics.rnea.rnea`, derived the
+Course: [SWC16] (Shen, Wu & Chen 2016, after [Saha 1999] and [Angeles & Lee 1988]), whose equations
+were images and are lost in the course's copy: the formulation below follows Saha's papers. The same torques as the spatial :func:`~lessonlib.dynamics.rnea.rnea`, derived the
 other way round: write the *uncoupled* Newton–Euler equations of every link, then remove the
 constraint wrenches by premultiplying with the orthogonal complement ``Nᵀ`` of the constraints.
 
@@ -15,7 +15,7 @@ wrench the environment applies on body ``i`` (body frame ``i``, moment about its
 Symbols, and what they are in the spatial (Featherstone / Lie-group) vocabulary:
 
 ====================  ====================================================  =============================
-Saha (seed 002)       definition here                                       spatial / Lie-group name
+Saha ([SWC16])       definition here                                       spatial / Lie-group name
 ====================  ====================================================  =============================
 ``t_k``               ``[ω_k; v_k]`` at ``O_k``, world axes                  twist ``diag(R_k, R_k) v_k``
 ``A_{k,j}``           ``[[1, O], [−[a]×, 1]]``, ``a = O_k − O_j``            ``Ad(Trans(−a))``: a shift of
@@ -62,7 +62,7 @@ skew-symmetric only when the twists are referenced at the **mass centres**
 linear rows of ``N`` for link ``k``). It vanishes when every ``d_k = 0`` (``reference="com"``) and
 also, by accident, when all joint axes stay parallel (planar arms, SCARA: ``ω_k`` is along every
 revolute axis, so ``J_ωkᵀ [ω_k]× = 0``) — a planar example cannot show the difference, and neither can
-the UR5 sample, whose link frames sit at the mass centres (``d_k = 0``); seed 002's 7-DoF arm does.
+the UR5 sample, whose link frames sit at the mass centres (``d_k = 0``); [SWC16]'s 7-DoF arm does.
 Use ``reference="com"`` when a lesson needs the skew property.
 """
 from __future__ import annotations
@@ -127,7 +127,7 @@ def _link_mass_matrix(model, k, R, reference):
 
 
 def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
-    """Joint torques ``τ = ID(q, q̇, q̈)`` by the DeNOC recursion (seed 002's eq. 15, trees allowed).
+    """Joint torques ``τ = ID(q, q̇, q̈)`` by the DeNOC recursion ([SWC16] eq. (15), trees allowed).
 
     Convention: see the module docstring — world axes, twists at the body origins ``O_k``,
     classical accelerations with ``ṫ_0 = [0; −g]``; the result equals
@@ -138,7 +138,7 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
     the body origins (None: no contact). Returns ``tau`` (n,). Cost O(n).
 
     >>> from lessonlib import samples
-    >>> arm = samples.planar_2link()                  # seed 003: two horizontal 1 m / 1 kg rods
+    >>> arm = samples.planar_2link()                  # [RNE05]: two horizontal 1 m / 1 kg rods
     >>> denoc(arm, [0, 0], [0, 0], [0, 0], gravity=[0, -10, 0]).round(9) + 0.0
     array([20.,  5.])
     """
@@ -179,7 +179,7 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
 
 @dataclass(frozen=True)
 class DeNOCMatrices:
-    """The DeNOC matrices of a configuration (seed 002 eqs. 6–14), for the lessons.
+    """The DeNOC matrices of a configuration ([SWC16] eqs. (6)–(14)), for the lessons.
 
     ``N_l`` (6n, 6n) block lower-triangular, block ``(i, j)`` = ``A_ij`` when ``j`` is ``i`` or an
     ancestor of ``i``, else 0; ``N_d`` (6n, n) block-diagonal in the ``p_k``; ``N = N_l N_d`` (6n, n);
@@ -261,7 +261,7 @@ def generalized_inertia(model, q, *, reference="origin"):
 
 
 def convective_inertia(model, q, qd, *, reference="origin"):
-    """``C(θ, θ̇) = Nᵀ(M Ṅ + W M E N)``, seed 002's convective inertia: ``C θ̇`` = the velocity torques.
+    """``C(θ, θ̇) = Nᵀ(M Ṅ + W M E N)``, [SWC16]'s convective inertia: ``C θ̇`` = the velocity torques.
 
     With ``reference="origin"`` (Saha's) ``İ − 2C`` is in general **not** skew-symmetric; with
     ``reference="com"`` (twists at the mass centres) it is. O(n³), for teaching.

@@ -1,4 +1,4 @@
-"""Mechanical energy of a robot and its power balance (seed 000 §2.1, seed 004 §4.2).
+"""Mechanical energy of a robot and its power balance ([WJ §2.1], [DB4 §4.2]).
 
 Convention: body twists ``v_i = [ω_i; v_i]`` in body frame ``i`` at its origin; ``inertia[i]`` is
 the spatial inertia about that origin, so a body's kinetic energy is ``½ v_iᵀ I_i v_i``. Gravity
@@ -15,11 +15,11 @@ quantity                                computed by
 ======================================  ==========================================================
 
 Neither route to ``dE/dt`` uses the equations of motion, so :func:`power_balance` is a real test
-of them: along any motion ``M q̈ + c + g + τ_f = τ_a + τ_ext`` must give (seed 000 §2.1)
+of them: along any motion ``M q̈ + c + g + τ_f = τ_a + τ_ext`` must give ([WJ §2.1])
 
     d(T + U)/dt = q̇ᵀ (τ_a + τ_ext − τ_f).
 
-Seed 000's single link (``q = 0`` hanging down): ``T = ½ I_O q̇²``, ``U = m g₀ ℓ (1 − cos q)``
+[WJ §2.1]'s single link (``q = 0`` hanging down): ``T = ½ I_O q̇²``, ``U = m g₀ ℓ (1 − cos q)``
 up to a constant.
 
 >>> import numpy as np
@@ -46,7 +46,7 @@ FD_STEP = 1e-3
 def kinetic_energy(model, q, qd):
     """Kinetic energy ``T = ½ Σ v_iᵀ I_i v_i`` (J), computed by: :func:`~lessonlib.kinematics.body_twists`.
 
-    Equal to ``½ q̇ᵀ M(q) q̇`` (seed 000 §2.1), which the tests check against :func:`crba`.
+    Equal to ``½ q̇ᵀ M(q) q̇`` ([WJ §2.1]), which the tests check against :func:`crba`.
 
     >>> from lessonlib import samples
     >>> arm = samples.planar_2link()             # straight arm spinning as one rod of 2 m, 2 kg
@@ -131,7 +131,7 @@ def energy_rate(model, q, qd, qdd, *, gravity=None, method="analytic"):
     ``method``:
 
     * ``"analytic"`` — ``Σ v_iᵀ I_i a_i − Σ m_i gᵀ ṗ_ci``: body twists and accelerations from the
-      outward motion recursion (seed 000 §2.2, without its force pass), COM velocities in the world.
+      outward motion recursion ([WJ §2.2], without its force pass), COM velocities in the world.
     * ``"central_difference"`` — a five-point central difference of :func:`total_energy` along
       ``(q + q̇ t, q̇ + q̈ t)`` (which has the same first derivative as the motion at ``t = 0``),
       step ``FD_STEP / max(1, |q̇|∞, |q̈|∞)``: uses nothing but the energy itself.
@@ -158,7 +158,7 @@ def energy_rate(model, q, qd, qdd, *, gravity=None, method="analytic"):
 
 
 def power_balance(model, q, qd, qdd, tau_a, *, gravity=None, tau_ext=None, tau_f=None, method="analytic"):
-    """Both sides of seed 000's energy balance ``d(T + U)/dt = q̇ᵀ (τ_a + τ_ext − τ_f)``.
+    """Both sides of [WJ §2.1]'s energy balance ``d(T + U)/dt = q̇ᵀ (τ_a + τ_ext − τ_f)``.
 
     Returns ``(dE_dt, power)``: the energy rate by :func:`energy_rate` (``method`` as there), and
     the net power delivered by the actuators (``τ_a``) and the environment (``τ_ext``, e.g. from

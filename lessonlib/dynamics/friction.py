@@ -1,6 +1,6 @@
-"""Joint friction models ``τ_f(q̇)`` (seed 000 §2.1, seed 004 §4.3–4.4).
+"""Joint friction models ``τ_f(q̇)`` ([WJ §2.1], [DB4 §4.3–4.4]).
 
-Convention (seed 000): ``τ_f`` is the torque the actuator must overcome, so it has the sign of
+Convention ([WJ §2.1]): ``τ_f`` is the torque the actuator must overcome, so it has the sign of
 the velocity and enters the standard form as ``M q̈ + c + g + τ_f = τ_a + τ_ext``; the power it
 dissipates is ``q̇ᵀ τ_f ≥ 0``. Every parameter is per joint: a scalar (same for every joint) or a
 sequence broadcast against ``qd``; all parameters must be ≥ 0.
@@ -8,7 +8,7 @@ sequence broadcast against ``qd``; all parameters must be ≥ 0.
 ==========================  ===========================================================
 model                       ``τ_f(q̇)`` per joint
 ==========================  ===========================================================
-:func:`viscous`             ``b q̇``                                    (seed 000: ``B_v q̇``)
+:func:`viscous`             ``b q̇``                                    ([WJ §2.1]: ``B_v q̇``)
 :func:`coulomb`             ``f_c sign(q̇)``                           (discontinuous at 0)
 :func:`coulomb_smooth`      ``f_c tanh(q̇ / ε)``                       (→ coulomb as ε → 0)
 :func:`stribeck`            ``(f_c + (f_s − f_c) e^{−|q̇/v_s|^δ}) tanh(q̇/ε) + b q̇``
@@ -140,3 +140,42 @@ class Friction:
                             delta=self.delta, eps=eps)
         qd = _velocity(qd)
         return _param(self.coulomb, "coulomb") * _sign(qd, eps) + viscous(qd, self.viscous)
+
+
+# --- friction as a regressor (identification, [DB4 §4.4]) -------------------------------------------
+
+#: Friction laws :func:`friction_regressor` knows, with the names of their per-joint parameters.
+FRICTION_PARAMETERS = {"none": (), "coulomb_viscous": ("b", "fc"), "stribeck": ("b", "fc", "fs")}
+
+
+def friction_regressor(qd, law, *, vs=None, delta=STRIBECK_DELTA, eps=SMOOTH_EPS):
+    """``Φ`` (..., k) with ``τ_f,j = Φ[..., j, :] · φ_j``: each friction law as linear in its parameters.
+
+    ``law``:
+
+    * ``"none"``: k = 0;
+    * ``"coulomb_viscous"``: ``φ = (b, f_c)``, ``Φ = (q̇, σ(q̇))``;
+    * ``"stribeck"``: ``φ = (b, f_c, f_s)``, ``Φ = (q̇, σ(q̇)(1 − e), σ(q̇) e)`` with
+      ``e = exp(−|q̇/v_s|^δ)`` — :func:`stribeck` rewritten as ``f_c σ (1 − e) + f_s σ e + b q̇``.
+      It is linear in ``(b, f_c, f_s)`` only for a given Stribeck velocity ``vs`` (scalar or one per
+      joint), which an identification must search for separately.
+
+    ``σ(q̇) = tanh(q̇/ε)`` (``eps`` > 0; ``eps=0``: ``sign``). ``qd`` (..., n).
+
+    >>> import numpy as np
+    >>> Phi = friction_regressor(np.array([[0.1, -2.0]]), "stribeck", vs=0.1)
+    >>> bool(np.allclose(Phi @ [0.2, 1.0, 1.5], stribeck([[0.1, -2.0]], 1.0, 1.5, 0.1, 0.2)))
+    True
+    """
+    if law not in FRICTION_PARAMETERS:
+        raise ValueError(f"law: expected one of {tuple(FRICTION_PARAMETERS)}, got {law!r}")
+    qd = _velocity(qd)
+    sigma = _sign(qd, float(_param(eps, "eps")))
+    if law == "none":
+        return np.zeros(qd.shape + (0,))
+    if law == "coulomb_viscous":
+        return np.stack([qd, sigma], axis=-1)
+    if vs is None:
+        raise ValueError("vs: the Stribeck law needs the Stribeck velocity (scalar or one per joint), got None")
+    e = np.exp(-np.abs(qd / _param(vs, "vs", positive=True)) ** float(_param(delta, "delta", positive=True)))
+    return np.stack([qd, sigma * (1 - e), sigma * e], axis=-1)

@@ -1,11 +1,11 @@
-"""Lagrange's route: joint equations from the kinetic and potential energies (seed 000 §2.1, seed 004 §4.2).
+"""Lagrange's route: joint equations from the kinetic and potential energies ([WJ §2.1], [DB4 §4.2]).
 
 This module is the course's **independent oracle**. It uses only the Lie-group functions
 (:func:`lessonlib.se3.exp`, :func:`~lessonlib.se3.inv`, :func:`~lessonlib.se3.Ad`) on sympy
 matrices and never calls a recursive dynamics algorithm, so agreement with RNEA, CRBA and ABA is
 real evidence and not a tautology.
 
-Convention: seed 004 §4.2's four steps, with the Model's geometry and the course's spatial
+Convention: [DB4 §4.2]'s four steps, with the Model's geometry and the course's spatial
 vectors ``[ω; v]``:
 
 1. Poses. ``T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)`` (product of exponentials) and
@@ -33,7 +33,7 @@ a few ulp of the float model otherwise.
 
 Cost (symbolic derivation + ``lambdify``, first call, measured on the course's 2-core machine):
 2-DoF arms ≈ 0.3–0.6 s, ``planar_3link`` ≈ 1–2.5 s and ``rpr_arm`` ≈ 0.5–1.3 s (both simplified),
-``scara`` ≈ 0.5 s, the UR5 (6 DoF) ≈ 4–5 s, seed 002's 7-DoF arm ≈ 9 s. ``C`` is symbolic for
+``scara`` ≈ 0.5 s, the UR5 (6 DoF) ≈ 4–5 s, [SWC16]'s 7-DoF arm ≈ 9 s. ``C`` is symbolic for
 every size (the Christoffel sums are cheap once ``∂M/∂q_k`` exist); the numeric functions
 lambdify ``M``, ``∂M/∂q_k`` and ``g`` and form ``C`` from the same sums in numpy. Results are cached per Model
 object (and per gravity), so only the first call pays: build a sample once and reuse it.
@@ -69,7 +69,7 @@ class LagrangeEquations:
     """The joint equations ``M(q) q̈ + C(q, q̇) q̇ + g(q) = τ`` of one Model, as sympy objects.
 
     Convention: ``T = ½ q̇ᵀ M q̇``, ``U = −Σ m_i gᵀ p_ci``, ``g = ∂U/∂q``,
-    ``C_ij = Σ_k ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i) q̇_k`` (seed 000 §2.1, seed 004 §4.2).
+    ``C_ij = Σ_k ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i) q̇_k`` ([WJ §2.1], [DB4 §4.2]).
 
     Fields: ``q``, ``qd``, ``qdd`` — tuples of sympy symbols ``q1..qn``, ``qd1..qdn``,
     ``qdd1..qddn``; ``M`` (n, n), ``C`` (n, n), ``g`` (n, 1) — immutable sympy matrices;
@@ -225,7 +225,7 @@ def lagrange_symbolic(model, *, gravity=None, simplify="auto"):
 
     Convention: ``T = ½ q̇ᵀ M q̇`` with ``M = Σ J_iᵀ G_i J_i`` (body Jacobians, spatial inertias),
     ``U = −Σ m_i gᵀ p_ci``, ``g = ∂U/∂q``, ``C`` from the Christoffel symbols of ``M``
-    (seed 000 §2.1, seed 004 §4.2; see the module docstring). Uses no dynamics algorithm.
+    ([WJ §2.1], [DB4 §4.2]; see the module docstring). Uses no dynamics algorithm.
 
     Parameters: ``model`` — a :class:`~lessonlib.model.Model`; ``gravity`` — world gravity
     3-vector (None: the model's default); ``simplify`` — ``True`` (``trigsimp`` every entry of
@@ -233,7 +233,7 @@ def lagrange_symbolic(model, *, gravity=None, simplify="auto"):
     (simplify when ``n ≤ 3``). Returns an immutable :class:`LagrangeEquations`, cached per
     Model, gravity and simplify: calling again returns the same object.
 
-    Seed 000's pendulum (uniform 1 m, 1 kg rod; q = 0 hangs down): ``M = [I_O] = [1/3]``,
+    [WJ §2.1]'s pendulum (uniform 1 m, 1 kg rod; q = 0 hangs down): ``M = [I_O] = [1/3]``,
     ``g = m g₀ ℓ sin q`` with ℓ = 0.5 m:
 
     >>> from lessonlib import samples

@@ -1,4 +1,4 @@
-"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` (seed 004 §4.3–4.4).
+"""The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` ([DB4 §4.3–4.4]).
 
 Standard parameters. Body ``i`` has ten, in the order :data:`PARAMETER_NAMES`::
 
@@ -9,7 +9,7 @@ matrix **about the body-frame origin** (not the COM), in body axes: ``I_O = I_c 
 so ``I_xy = −∫ x y dm``. The spatial inertia is linear in them, ``I_i = Σ_k θ_ik E_k``
 (:data:`INERTIA_BASIS`), and ``θ = [θ_0; …; θ_{n−1}]`` has ``10 n`` entries.
 
-Regressor (computed by: the spatial RNEA of seed 000 §2.2 with every wrench replaced by the 6×10n
+Regressor (computed by: the spatial RNEA of [WJ §2.2] with every wrench replaced by the 6×10n
 matrix that maps ``θ`` to it). Each body's wrench is linear in its own parameters,
 
     f_i = I_i a_i + v_i ×* I_i v_i = A(v_i, a_i) θ_i,   A[:, k] = E_k a_i + ad*(v_i) E_k v_i,
@@ -22,7 +22,7 @@ Base parameters. Some columns of ``Y`` are zero or combinations of others for ev
 over random states reveal them numerically (Gautier's method): the rank ``r`` from the singular
 values, ``r`` independent columns by QR (Gram–Schmidt) in a fixed column order. The base
 parameters ``θ_b = K θ`` are the only combinations that the torques can reveal, and
-``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification (seed 004 §4.4: exciting
+``τ = Y_b θ_b`` with ``Y_b`` the independent columns. Identification ([DB4 §4.4]: exciting
 Fourier trajectory, least squares, R² on the torques) estimates ``θ_b``.
 
 >>> import numpy as np
@@ -47,6 +47,7 @@ from ..conventions import ANG, BASE, LIN
 from ..kinematics import joint_transforms
 from ..samples import random_state
 from ._inputs import base_acceleration, state
+from .friction import FRICTION_PARAMETERS, SMOOTH_EPS, STRIBECK_DELTA, friction_regressor
 
 #: Order of a body's ten standard inertial parameters (inertia about the body-frame origin).
 PARAMETER_NAMES = ("m", "mc_x", "mc_y", "mc_z", "I_xx", "I_xy", "I_xz", "I_yy", "I_yz", "I_zz")
@@ -124,7 +125,7 @@ def body_regressor(v, a):
 def regressor(model, q, qd, qdd, *, gravity=None):
     """The regressor ``Y(q, q̇, q̈)`` (n, 10 n) with ``τ = Y θ`` exactly (``θ``: :func:`inertial_parameters`).
 
-    Computed by: the RNEA recursion (seed 000 §2.2) carrying 6×10n matrices instead of wrenches;
+    Computed by: the RNEA recursion ([WJ §2.2]) carrying 6×10n matrices instead of wrenches;
     gravity enters as ``a_0 = [0; −g]`` (``gravity`` None: the model's default). Cost O(n²).
     """
     q, qd, qdd = state(model, q, qd, qdd)
@@ -264,7 +265,7 @@ def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
 # --- exciting trajectories and identification ----------------------------------------------------
 
 def fourier_trajectory(n_joints, *, harmonics=5, base_freq=0.1, seed=0, amplitude=0.5, offset=None):
-    """A random finite-Fourier-series exciting trajectory (Swevers et al. 1997; seed 004 §4.4).
+    """A random finite-Fourier-series exciting trajectory ([Swevers et al. 1997]; [DB4 §4.4]).
 
     ``q_j(t) = q_j0 + Σ_{l=1..L} (a_jl / (l ω_f)) sin(l ω_f t) − (b_jl / (l ω_f)) cos(l ω_f t)``,
     ``ω_f = 2π·base_freq``; periodic with period ``1/base_freq``, so the data can cover whole
@@ -350,7 +351,7 @@ class Identification:
         """The identified model's torques for one state: ``τ = Y_b(q, q̇, q̈) θ_b`` (n,).
 
         The inverse dynamics that :func:`~lessonlib.dynamics.control.computed_torque` accepts in
-        place of a Model (seed 004 §4.4: close the loop with the identified model).
+        place of a Model ([DB4 §4.4]: close the loop with the identified model).
         """
         return self.base.regressor_base(q, qd, qdd) @ self.theta_base
 
@@ -376,7 +377,7 @@ def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None, weights=None):
     (``numpy.linalg.lstsq``). Returns an :class:`Identification`.
 
     ``weights`` (n,) > 0, one per joint: weighted least squares ``min Σ_k Σ_j (w_j (W_b θ_b − τ)_kj)²``,
-    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. Seed 004 §4.4
+    solved as ordinary least squares on the rows of joint ``j`` scaled by ``w_j``. [DB4 §4.4]
     weights each joint by its torque-sensor noise: ``w_j = 1/σ_j`` (the best linear unbiased
     estimate when the noise of joint ``j`` has standard deviation ``σ_j``). Scaling all weights by
     one factor changes nothing; None (default) is ordinary least squares.
@@ -419,3 +420,144 @@ def identify(model, Q, QD, QDD, TAU, *, base=None, gravity=None, weights=None):
                           r2=float(1 - ss_res.sum() / ss_tot.sum()), r2_joint=1 - ss_res / ss_tot,
                           cond=float(s[0] / s[-1]), base=base,
                           weights=None if weights is None else weights.copy())
+
+
+# --- identification with joint friction ([DB4 §4.4]) ----------------------------------------------
+
+#: [DB4 §4.4]'s excitation band (Hz): finite Fourier series with harmonics from 0.1 to 5 Hz ...
+EXCITATION_BAND_HZ = (0.1, 5.0)
+#: ... because joint 2 of its arm has a structural resonance near 12 Hz, which the rigid model lacks.
+RESONANCE_HZ = 12.0
+
+
+def check_excitation_band(base_freq, harmonics, *, resonance_hz=RESONANCE_HZ, margin=2.0):
+    """The band ``(f_min, f_max)`` (Hz) of :func:`fourier_trajectory` ``(base_freq, harmonics)``, checked against a resonance.
+
+    A rigid-body model cannot explain the torques of an excited structural mode; a lightly damped
+    mode at ``f_r`` amplifies a component at ``f`` by about ``1/|1 − (f/f_r)²|``, so the excitation
+    must stay well below it. [DB4 §4.4] caps the band at 5 Hz for a 12 Hz resonance (a factor 2.4,
+    amplification ≤ 1.21). Raises ``ValueError`` when ``f_max > resonance_hz / margin``.
+
+    >>> check_excitation_band(0.1, 50)                  # [DB4 §4.4]: 0.1 ... 5 Hz
+    (0.1, 5.0)
+    """
+    f_min, f_max = float(base_freq), float(base_freq) * int(harmonics)
+    if not (np.isfinite(f_min) and f_min > 0 and int(harmonics) >= 1):
+        raise ValueError(f"base_freq, harmonics: expected > 0 and >= 1, got {base_freq!r}, {harmonics!r}")
+    if f_max > resonance_hz / margin:
+        raise ValueError(f"harmonics: the highest harmonic {f_max:g} Hz is above {resonance_hz:g} Hz / {margin:g}: "
+                         f"it would excite the structural resonance (lower harmonics or base_freq)")
+    return f_min, round(f_max, 12)
+
+
+@dataclass(frozen=True)
+class FrictionIdentification:
+    """Result of :func:`identify_with_friction`.
+
+    ``law`` the friction law; ``theta_base`` (r,) the inertial base parameters; ``friction`` (n, k)
+    each joint's friction parameters in the order ``FRICTION_PARAMETERS[law]`` (``b, f_c[, f_s]``);
+    ``vs`` (n,) the Stribeck velocities found by the search (None for the other laws);
+    ``residual_rms`` (N·m), ``r2``, ``r2_joint`` on the identification data (unweighted); ``base``,
+    ``weights``, ``delta``, ``eps`` as used.
+    """
+
+    law: str
+    theta_base: np.ndarray
+    friction: np.ndarray
+    vs: np.ndarray | None
+    residual_rms: float
+    r2: float
+    r2_joint: np.ndarray
+    base: BaseParameters
+    weights: np.ndarray | None
+    delta: float
+    eps: float
+
+    def friction_torques(self, QD):
+        """The identified ``τ_f`` (N, n) at joint velocities ``QD`` (N, n)."""
+        Phi = friction_regressor(np.atleast_2d(QD), self.law, vs=self.vs, delta=self.delta, eps=self.eps)
+        return np.einsum("snk,nk->sn", Phi, self.friction)
+
+    def predict(self, Q, QD, QDD):
+        """Predicted joint torques (N, n): ``Y_b θ_b + τ_f(q̇)`` (validation on another trajectory)."""
+        Q, QD, QDD = (np.atleast_2d(x) for x in (Q, QD, QDD))
+        W = np.vstack([self.base.regressor_base(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+        return (W @ self.theta_base).reshape(Q.shape) + self.friction_torques(QD)
+
+
+def _friction_block(Phi):
+    """Stacked friction columns (N·n, n·k): row (sample s, joint j) holds Φ[s, j] in joint j's k columns."""
+    N, n, k = Phi.shape
+    F = np.zeros((N, n, n, k))
+    F[:, np.arange(n), np.arange(n), :] = Phi
+    return F.reshape(N * n, n * k)
+
+
+def identify_with_friction(model, Q, QD, QDD, TAU, *, law="stribeck", base=None, gravity=None, weights=None,
+                           vs_grid=None, sweeps=2, delta=STRIBECK_DELTA, eps=SMOOTH_EPS):
+    """Identify the inertial base parameters together with each joint's friction ([DB4 §4.4]).
+
+    ``τ = Y_b(q, q̇, q̈) θ_b + τ_f(q̇)`` with ``τ_f`` one of :data:`~lessonlib.dynamics.friction.FRICTION_PARAMETERS`:
+    ``"none"``, ``"coulomb_viscous"`` (``b q̇ + f_c σ(q̇)``) or ``"stribeck"``
+    (``(f_c + (f_s − f_c) e^{−|q̇/v_s|^δ}) σ(q̇) + b q̇``, :func:`~lessonlib.dynamics.friction.stribeck`).
+    The inertial and friction columns are stacked into one (weighted) least-squares problem:
+    ``weights`` (n,) as in :func:`identify` (``w_j = 1/σ_j``, [DB4 §4.4]'s weighting by sensor noise).
+
+    Stribeck. The law is linear in ``(b, f_c, f_s)`` but not in the Stribeck velocity ``v_s``. For
+    fixed ``v_s`` the problem is linear least squares; the ``v_s`` of each joint is found by a 1-D
+    search over ``vs_grid`` (default 61 values geometrically spaced from 1e-3 to 3 rad/s or m/s):
+    joint after joint, keeping the others fixed, the value with the smallest weighted residual is
+    kept; ``sweeps`` passes over the joints (separable least squares, coordinate search).
+
+    Returns a :class:`FrictionIdentification`.
+    """
+    if law not in FRICTION_PARAMETERS:
+        raise ValueError(f"law: expected one of {tuple(FRICTION_PARAMETERS)}, got {law!r}")
+    Q, QD, QDD, TAU = (np.asarray(x, dtype=float) for x in (Q, QD, QDD, TAU))
+    for name, x in (("Q", Q), ("QD", QD), ("QDD", QDD), ("TAU", TAU)):
+        if x.ndim != 2 or x.shape[1] != model.n or x.shape[0] != Q.shape[0] or not np.all(np.isfinite(x)):
+            raise ValueError(f"{name}: expected a finite array of shape (N, {model.n}) like Q {Q.shape}, got {x.shape}")
+    base = base_parameters(model, gravity=gravity) if base is None else base
+    n = model.n
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+            raise ValueError(f"weights: expected {n} finite values > 0 (one per joint, e.g. 1/σ_j), got {weights!r}")
+    vs_grid = np.geomspace(1e-3, 3.0, 61) if vs_grid is None else np.asarray(vs_grid, dtype=float)
+    if vs_grid.ndim != 1 or vs_grid.size < 1 or np.any(~np.isfinite(vs_grid)) or np.any(vs_grid <= 0):
+        raise ValueError(f"vs_grid: expected a 1-D array of Stribeck velocities > 0, got {vs_grid!r}")
+    W_b = np.vstack([base.regressor_base(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+    row_weight = np.ones(W_b.shape[0]) if weights is None else np.tile(weights, Q.shape[0])
+    y = TAU.ravel()
+
+    def stacked(vs):
+        return np.hstack([W_b, _friction_block(friction_regressor(QD, law, vs=vs, delta=delta, eps=eps))])
+
+    def cost(vs):
+        """Weighted residual ``min_x ‖D(W x − y)‖²`` for a trial ``v_s`` (normal equations: fast, for the search)."""
+        Ww, yw = stacked(vs) * row_weight[:, None], y * row_weight
+        b = Ww.T @ yw
+        return float(yw @ yw - b @ np.linalg.lstsq(Ww.T @ Ww, b, rcond=None)[0])
+
+    vs = None
+    if law == "stribeck":
+        vs = np.full(n, vs_grid[vs_grid.size // 2])
+        for _ in range(int(sweeps)):
+            for j in range(n):
+                costs = []
+                for v in vs_grid:
+                    trial = vs.copy()
+                    trial[j] = v
+                    costs.append(cost(trial))
+                vs[j] = vs_grid[int(np.argmin(costs))]
+    W = stacked(vs)
+    x, *_ = np.linalg.lstsq(W * row_weight[:, None], y * row_weight, rcond=None)
+    residual = y - W @ x
+    k = len(FRICTION_PARAMETERS[law])
+    residual = residual.reshape(TAU.shape)
+    ss_res, ss_tot = _r2(TAU, TAU - residual)
+    return FrictionIdentification(law=law, theta_base=x[:base.rank], friction=x[base.rank:].reshape(n, k), vs=vs,
+                                  residual_rms=float(np.sqrt((residual**2).mean())),
+                                  r2=float(1 - ss_res.sum() / ss_tot.sum()), r2_joint=1 - ss_res / ss_tot, base=base,
+                                  weights=None if weights is None else weights.copy(), delta=float(delta),
+                                  eps=float(eps))

@@ -19,8 +19,8 @@ Inward pass (forces), ``i = n−1 .. 0``::
 
 This is Featherstone's ``ID.m`` ([Featherstone 2008] §5.3) line by line. Two liberties, both
 for speed and neither changing an equation: what is local to one body is evaluated for every body
-at once (the joint rates ``S_i q̇_i``, ``S_i q̈_i``; the velocity product ``ad(v_i) S_i q̇_i``, which
-needs only ``v_i``, so the outward pass runs as a velocity loop and an acceleration loop; the
+at once (the joint rates ``S_i q̇_i``; the joint's own acceleration terms ``S_i q̈_i + ad(v_i) S_i q̇_i``,
+which need only ``v_i``, so the outward pass runs as a velocity loop and an acceleration loop; the
 Newton–Euler equations), and inside the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's
 ``@`` costs about twice as much). :mod:`lessonlib.batch` runs the same passes over whole trajectories.
 """
@@ -46,15 +46,15 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
     S, I, parent, n = model.S, model.inertia, model.parent, model.n
     X = joint_transforms(model, q)
     a_0 = base_acceleration(model, gravity)
-    vJ, aJ = S * qd[:, None], S * qdd[:, None]                 # S_i q̇_i, S_i q̈_i of every joint
+    vJ = S * qd[:, None]                                       # S_i q̇_i of every joint
     v, a = np.empty((n, 6)), np.empty((n, 6))
     for i in range(n):                                         # outward: velocities
         p = parent[i]
         v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
-    c = matvec(ad(v), vJ)                                      # ad(v_i) S_i q̇_i, every body at once
+    aJ = S * qdd[:, None] + matvec(ad(v), vJ)                   # S_i q̈_i + ad(v_i) S_i q̇_i, every body at once
     for i in range(n):                                         # outward: accelerations
         p = parent[i]
-        a[i] = X[i].dot(a_0 if p == BASE else a[p]) + aJ[i] + c[i]
+        a[i] = X[i].dot(a_0 if p == BASE else a[p]) + aJ[i]
     f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))         # Newton–Euler, every body at once
     if F_ext is not None:
         f -= F_ext

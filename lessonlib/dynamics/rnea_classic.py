@@ -1,14 +1,14 @@
 """Inverse dynamics by the classic 3-vector Newton–Euler recursion (Luh–Walker–Paul, Craig).
 
-Course: seed 001 "牛顿欧拉递推动力学" (Craig's outward/inward equations), seed 004 §4.1,
-seed 003 (the static checks). The same torques as the spatial :func:`~lessonlib.dynamics.rnea.rnea`,
+Course: [LG, 牛顿欧拉递推动力学] (Craig's outward/inward equations, [Craig 2005]), [DB4 §4.1],
+[RNE05] (the static checks). The same torques as the spatial :func:`~lessonlib.dynamics.rnea.rnea`,
 written with separate angular and linear 3-vectors, as most textbooks do.
 
 Convention: every vector of body ``i`` is expressed in body frame ``i``; ``R, p`` are the
 **current** orientation and origin of frame ``i`` in its parent's frame
 (``T_p_i(q_i) = model.joint_transform(i, q_i)``), so ``R.T`` maps parent coordinates into body
 ``i``; ``v̇_i`` is the real (classical) acceleration of the origin of frame ``i``, and gravity is
-folded in as the base acceleration ``v̇_0 = −g`` (seed 001: "令 0v̇0 = G"); ``f_ext[i] = [n; f]``
+folded in as the base acceleration ``v̇_0 = −g`` ([LG, 牛顿欧拉递推动力学]: "令 0v̇0 = G"); ``f_ext[i] = [n; f]``
 is the wrench the environment applies on body ``i`` (body frame ``i``, moment about its origin).
 
 Joint ``i`` turns (revolute) or slides (prismatic) along the unit axis ``e`` (body frame ``i``),
@@ -59,7 +59,7 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
     the body origins (None: no contact). Returns ``tau`` (n,). Cost O(n).
 
     >>> from lessonlib import samples
-    >>> arm = samples.planar_2link()                  # seed 003: two horizontal 1 m / 1 kg rods
+    >>> arm = samples.planar_2link()                  # [RNE05]: two horizontal 1 m / 1 kg rods
     >>> rnea_classic(arm, [0, 0], [0, 0], [0, 0], gravity=[0, -10, 0]).round(9) + 0.0
     array([20.,  5.])
     """

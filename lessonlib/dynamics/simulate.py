@@ -1,4 +1,4 @@
-"""Simulation: integrate the forward dynamics in time (seed 000 §2.3, seed 004 §4.3).
+"""Simulation: integrate the forward dynamics in time ([WJ §2.3], [DB4 §4.3]).
 
 One step of a simulation is one (or a few) forward-dynamics solves plus an integration rule. The
 state is ``(q, q̇)``; its derivative is ``(q̇, q̈)`` with

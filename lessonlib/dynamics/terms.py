@@ -44,7 +44,7 @@ def mass_matrix(model, q):
 
 
 def mass_matrix_via_rnea(model, q):
-    """``M(q)`` column by column, computed by: ``n`` RNEA calls (seed 000's table).
+    """``M(q)`` column by column, computed by: ``n`` RNEA calls ([WJ §2.3]'s table).
 
     Column ``j`` is ``ID(q, 0, e_j)`` with gravity off: with no velocity and no gravity the
     inverse dynamics is just ``M(q) q̈``. Slow (O(n²)), and the clearest way to see what ``M`` is.

@@ -9,7 +9,7 @@ come for free (Featherstone's numbering).
 Geometry. Body frame ``i`` is attached to the moving body of joint ``i``. Its pose in the parent
 body's frame is ::
 
-    T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)          (product of exponentials, seed 001)
+    T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)          (product of exponentials, [LG, 串联机器人运动方程])
 
 where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the unit joint screw in body
 frame ``i``: ``[e; r × e]`` for a revolute joint about the unit axis ``e`` through the point ``r``,

@@ -5,7 +5,7 @@ joint ``i`` moves about/along ``z_{i-1}``::
 
     T_{i-1,i} = Rz(θ_i) · Tz(d_i) · Tx(a_i) · Rx(α_i)
 
-Modified DH (Craig; seed 002 and seed 001's Newton–Euler recursion use it): frame ``i`` sits on
+Modified DH ([Craig 2005]; [SWC16] and [LG, 牛顿欧拉递推动力学] use it): frame ``i`` sits on
 joint ``i``'s axis; ``α_{i-1}, a_{i-1}`` describe the previous link::
 
     T_{i-1,i} = Rx(α_{i-1}) · Tx(a_{i-1}) · Rz(θ_i) · Tz(d_i)
@@ -65,7 +65,7 @@ def from_dh(a, alpha, d, theta=None, *, joint_types=None, modified=False, mass, 
     Parameters
     ----------
     a, alpha, d, theta : length-n sequences — the DH table (for ``modified=True`` row ``i`` holds
-        ``α_{i-1}, a_{i-1}, d_i, θ_i``, exactly as Craig and seed 002 tabulate it). ``theta``
+        ``α_{i-1}, a_{i-1}, d_i, θ_i``, exactly as [Craig 2005] and [SWC16] tabulate it). ``theta``
         defaults to zeros. The entry of the moving variable is its offset at ``q = 0``.
     joint_types : sequence of ``"revolute"``/``"prismatic"`` (or ``"R"``/``"P"``); default all revolute.
     modified : False for standard DH, True for modified (Craig) DH.

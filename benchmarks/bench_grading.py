@@ -37,6 +37,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lessonlib.grading import grader                          # noqa: E402
+from lessonlib.grading.authoring import answers_of, filled     # noqa: E402
 from lessonlib.grading.notebook import load_reference          # noqa: E402
 
 SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"
@@ -47,28 +48,17 @@ WRONG = {"answer-static": "def static_torques(L1, L2, m1, m2, g, tip_mass=0.0):\
          "answer-rnea": "def rnea(model, q, qd, qdd, gravity=None):\n    return np.zeros(model.n)\n"}
 
 
-def _answers(path):
-    nb = nbformat.read(str(path), as_version=4)
-    return {c.metadata["lessonlib"]["id"]: c.source for c in nb.cells if "answer" in c.metadata.get("tags", [])}
-
-
 def submissions(directory, n):
     """``n`` notebooks in ``directory``: solved, partly solved and wrong in turn; ``[(name, path)]``."""
-    solved = _answers(SOLUTION)
+    solved = answers_of(SOLUTION)
     kinds = {"solved": {k: v for k, v in solved.items() if k != "answer-student-id"},
              "partial": {k: solved[k] for k in ("answer-static", "answer-outward")},
              "wrong": WRONG}
     out = []
     for k in range(n):
         kind = list(kinds)[k % 3]
-        nb = nbformat.read(str(EXERCISE), as_version=4)
-        given = {"answer-student-id": f'student_id = "s{k:04d}"', **kinds[kind]}
-        for cell in nb.cells:
-            key = cell.metadata.get("lessonlib", {}).get("id")
-            if "answer" in cell.metadata.get("tags", []) and key in given:
-                cell.source = given[key]
         path = directory / f"{kind}_{k:03d}.ipynb"
-        nbformat.write(nb, str(path))
+        nbformat.write(filled(EXERCISE, kinds[kind], student_id=f"s{k:04d}"), str(path))
         out.append((path.name, str(path)))
     return out
 

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from lessonlib.grading import authoring, copydetect, protocol
+from lessonlib.grading.authoring import answers_of
 from lessonlib.grading.checker import load_exercise, run_check
 from lessonlib.grading.client import CheckFailed, local_function, preview_seed
 from lessonlib.grading.grader import Options
@@ -42,11 +43,6 @@ CHECK_IDS = list(EX.checks)
 PY = sys.executable
 
 
-def answers_of(path):
-    nb = nbformat.read(str(path), as_version=4)
-    return {c.metadata["lessonlib"]["id"]: c.source for c in nb.cells if "answer" in c.metadata.get("tags", [])}
-
-
 SOLVED = answers_of(SOLUTION)
 BLANK = answers_of(EXERCISE)
 
@@ -62,12 +58,7 @@ def solution_namespace(keys=None):
 
 def make_submission(path, answers=(), *, student="student", mutate=None):
     """A submission: the exercise notebook with some answer cells replaced (others stay stubs)."""
-    nb = nbformat.read(str(EXERCISE), as_version=4)
-    given = {"answer-student-id": f'student_id = "{student}"', **dict(answers)}
-    for cell in nb.cells:
-        key = cell.metadata.get("lessonlib", {}).get("id")
-        if "answer" in cell.metadata.get("tags", []) and key in given:
-            cell.source = given[key]
+    nb = authoring.filled(EXERCISE, dict(answers), student_id=student)
     if mutate:
         mutate(nb)
     nbformat.write(nb, str(path))

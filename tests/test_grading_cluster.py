@@ -19,6 +19,7 @@ import nbformat
 import pytest
 
 import grading_attacks as attacks
+from lessonlib.grading.authoring import answers_of, filled
 
 distributed = pytest.importorskip("distributed", reason="the optional extra .[cluster] (dask.distributed) is not "
                                                         "installed: pip install -e '.[cluster]'")
@@ -28,23 +29,12 @@ PY = sys.executable
 pytestmark = pytest.mark.slow
 
 
-def _answers(path):
-    nb = nbformat.read(str(path), as_version=4)
-    return {c.metadata["lessonlib"]["id"]: c.source for c in nb.cells if "answer" in c.metadata.get("tags", [])}
-
-
 def _make(directory, name, given):
-    nb = nbformat.read(str(ROOT / "exercises" / "05_rnea.ipynb"), as_version=4)
-    given = {"answer-student-id": f'student_id = "{name}"', **given}
-    for cell in nb.cells:
-        key = cell.metadata.get("lessonlib", {}).get("id")
-        if "answer" in cell.metadata.get("tags", []) and key in given:
-            cell.source = given[key]
-    nbformat.write(nb, str(directory / f"{name}.ipynb"))
+    nbformat.write(filled(ROOT / "exercises" / "05_rnea.ipynb", given, student_id=name), str(directory / f"{name}.ipynb"))
 
 
 def _submissions(directory):
-    solved, blank = _answers(ROOT / "solutions" / "05_rnea.ipynb"), _answers(ROOT / "exercises" / "05_rnea.ipynb")
+    solved, blank = answers_of(ROOT / "solutions" / "05_rnea.ipynb"), answers_of(ROOT / "exercises" / "05_rnea.ipynb")
     keys = [k for k in solved if k != "answer-student-id"]
     _make(directory, "a_solved", {k: solved[k] for k in keys})
     _make(directory, "b_partial", {k: solved[k] for k in ("answer-static", "answer-outward")})

@@ -31,6 +31,7 @@ import pytest
 
 import grading_attacks as attacks
 from lessonlib.grading import confine
+from lessonlib.grading.authoring import answers_of, filled
 from lessonlib.grading.checker import exercise_names, load_exercise
 from lessonlib.grading.sandbox import carve, confinement_policy, site_dirs
 from lessonlib.grading.screening import review_reasons
@@ -45,21 +46,10 @@ NOTEBOOKS = {"rnea05": "05_rnea.ipynb", "lie_groups01": "01_lie_groups.ipynb",
 MARK = "TOP-SECRET-7f3a"
 
 
-def answers_of(path):
-    nb = nbformat.read(str(path), as_version=4)
-    return {c.metadata["lessonlib"]["id"]: c.source for c in nb.cells if "answer" in c.metadata.get("tags", [])}
-
-
 def make(directory, name, notebook, given, student=None):
     """A submission: the exercise notebook with the answer cells in ``given`` replaced."""
-    nb = nbformat.read(str(ROOT / "exercises" / notebook), as_version=4)
-    given = {"answer-student-id": f'student_id = "{student or name}"', **given}
-    for cell in nb.cells:
-        key = cell.metadata.get("lessonlib", {}).get("id")
-        if "answer" in cell.metadata.get("tags", []) and key in given:
-            cell.source = given[key]
     path = directory / f"{name}.ipynb"
-    nbformat.write(nb, str(path))
+    nbformat.write(filled(ROOT / "exercises" / notebook, given, student_id=student or name), str(path))
     return path
 
 

@@ -20,6 +20,7 @@ import time
 import nbformat
 import pytest
 
+from lessonlib.grading.authoring import answers_of, filled
 from lessonlib.grading.grader import Options
 from lessonlib.grading.notebook import load_reference
 from lessonlib.grading.records import Records, reference_key, records_dir, submission_key
@@ -74,13 +75,7 @@ def test_records_live_beside_the_first_output():
 
 
 def _make(directory, name, given):
-    nb = nbformat.read(str(ROOT / "exercises" / "05_rnea.ipynb"), as_version=4)
-    given = {"answer-student-id": f'student_id = "{name}"', **given}
-    for cell in nb.cells:
-        key = cell.metadata.get("lessonlib", {}).get("id")
-        if "answer" in cell.metadata.get("tags", []) and key in given:
-            cell.source = given[key]
-    nbformat.write(nb, str(directory / f"{name}.ipynb"))
+    nbformat.write(filled(ROOT / "exercises" / "05_rnea.ipynb", given, student_id=name), str(directory / f"{name}.ipynb"))
 
 
 def _cli(subs, out):
@@ -92,8 +87,7 @@ def _cli(subs, out):
 
 @pytest.mark.slow
 def test_an_interrupted_run_keeps_every_row_and_the_restart_grades_only_the_rest(tmp_path):
-    solved = {c.metadata["lessonlib"]["id"]: c.source
-              for c in nbformat.read(str(SOLUTION), as_version=4).cells if "answer" in c.metadata.get("tags", [])}
+    solved = answers_of(SOLUTION)
     subs, out = tmp_path / "subs", tmp_path / "out"
     subs.mkdir()
     out.mkdir()

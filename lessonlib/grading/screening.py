@@ -51,18 +51,19 @@ def flags_of(answers):
     return flags
 
 
-def top_level_defs(answers):
-    """``{name: (cell key, FunctionDef)}`` of the functions defined at the top of the answer cells."""
-    defs = {}
+def _parsed(answers):
+    """``(cell key, module AST)`` of every answer cell that parses (one that does not cannot run either)."""
     for key, source in answers.items():
         try:
-            tree = ast.parse(source)
+            yield key, ast.parse(source)
         except (SyntaxError, ValueError):
             continue
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                defs[node.name] = (key, node)
-    return defs
+
+
+def top_level_defs(answers):
+    """``{name: (cell key, FunctionDef)}`` of the functions defined at the top of the answer cells."""
+    return {node.name: (key, node) for key, tree in _parsed(answers) for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def copied_reach(answers, copies, roots):
@@ -138,14 +139,8 @@ def reach(answers, roots):
 
 def module_level(answers):
     """``{cell key: [statements]}``: each answer cell's code outside its function definitions."""
-    out = {}
-    for key, source in answers.items():
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        out[key] = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return out
+    return {key: [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for key, tree in _parsed(answers)}
 
 
 def review_reasons(answers, roots):

@@ -8,18 +8,20 @@ In this order, before any student code exists:
    walls from :mod:`confine` next to this file — read+execute the Python installation and its
    packages, read the sandbox, read+write only its private directory, bind only the five ports of
    its connection file, signal and ptrace nothing outside; a root process also drops every
-   capability. If that fails the kernel does not start (exit status 70);
+   capability. If that fails the kernel does not start (exit status 70). Without walls (no
+   Landlock here) it still takes no new privileges and, as root, drops its capabilities;
 3. builds ``sys.path`` explicitly (started with ``-I -S``, no ``.pth`` file has run, so the
    editable finder of the real ``lessonlib`` is not installed): the stripped copy first, the
    standard library, the site-packages directories; refuses imports of the packages in
    ``denied`` (other robotics libraries; the walls refuse their files too);
-4. disables core dumps, caps the size of any file it writes (:data:`FILE_LIMIT`), points its own stdout/stderr at ``/dev/null`` (what a cell prints
-   reaches the grader only as kernel messages), caps what one cell may print per stream
-   (``output_limit`` characters; the nbval side caps again whatever slips past);
+4. disables core dumps, caps the size of any file it writes (:data:`FILE_LIMIT`), points its own
+   stdout/stderr at ``/dev/null`` (what a cell prints reaches the grader only as kernel
+   messages), caps what one cell may print per stream (``output_limit`` characters; the nbval
+   side caps again whatever slips past);
 5. records in ``watch`` every attempt made while the student's code runs to open or list a path
-   outside the walls — for the message of the
-   check that failed, or for review where no walls exist. Student code can silence this record;
-   it cannot lift the walls;
+   outside the walls, with the check that was running — for the message of the check that
+   failed, or for review where no walls exist. Student code can silence this record; it cannot
+   lift the walls;
 6. moves into its empty working directory and starts ipykernel.
 
 Nothing here is secret: the config holds paths and limits only.

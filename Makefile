@@ -5,9 +5,10 @@ PY      = $(VENV)/bin/python
 PIP     = $(PY) -m pip
 JUPYTER_ARGS ?=
 PYTEST_ARGS  ?=
+BENCH_ARGS   ?=
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast bench venv install-course install-test clean
+.PHONY: lab test test-fast bench venv install-course install-test clean outputs outputs-check slides slidefit gallery
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +20,7 @@ install-course: venv
 	$(PIP) install --quiet -e ".[course]"
 
 install-test: venv
-	$(PIP) install --quiet -e ".[course,test,oracles,cluster]"
+	$(PIP) install --quiet -e ".[course,test,oracles,fast,cluster]"
 
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)
@@ -28,14 +29,34 @@ lab: install-course
 # LESSONLIB_TESTING=1 shortens long simulations in the notebooks and selects the static plot fallback.
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 test: install-test
-	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) tests lessonlib course solutions $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) tests lessonlib tools course solutions $(PYTEST_ARGS)
 
 test-fast: install-test
-	LESSONLIB_TESTING=1 $(PY) -m pytest -q -x -m "not browser" tests lessonlib $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -x -m "not browser" tests lessonlib tools $(PYTEST_ARGS)
+
+# Store course outputs from a FULL run (not test mode): `make outputs` (every lesson) or `make outputs LESSON=05`
+# (several: LESSON="05 07"). `make outputs-check` only reports what is missing (course/README.md).
+LESSON ?=
+outputs: install-test
+	$(PY) -m tools.outputs $(LESSON)
+
+outputs-check: install-test
+	$(PY) -m tools.outputs --check $(LESSON)
+
+# Static decks (build/slides/NN_*.slides.html, offline, with the stored outputs) and handouts; then check they fit.
+slides: install-test
+	$(PY) -m tools.slides $(LESSON)
+
+slidefit: slides
+	$(PY) -m tools.slidefit $(SLIDEFIT_ARGS)
+
+# Every lesson run in a real JupyterLab + headless Chromium; every widget and figure saved to build/gallery/.
+gallery: install-test
+	$(PY) -m tools.gallery $(LESSON)
 
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"
-	$(PY) benchmarks/bench_dynamics.py
+	$(PY) benchmarks/bench_dynamics.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -19,148 +19,34 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tools import browser
+
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 NOTEBOOK = "00_tour.ipynb"
 SCREENSHOT_DIR = Path(os.environ.get("LESSONLIB_SCREENSHOTS", "/tmp"))
 #: Console errors that are not ours (none known so far; add with a comment saying why).
 CONSOLE_NOISE = ()
 #: Words that make a console error ours: it comes from the widgets, three.js or a kernel message.
 CONSOLE_FATAL = ("widget", "three", "Error setting state", "model", "comm", "kernel", "Uncaught")
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _write_settings(settings_dir):
-    """User settings for the throw-away JupyterLab: no news or update toasts, every cell in the DOM."""
-    settings = {
-        "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-            {"fetchNews": "false", "checkForUpdates": False},
-        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    }
-    for name, value in settings.items():
-        path = settings_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(value))
+_ERROR_OUTPUTS, _wait_idle = browser.ERROR_OUTPUTS, browser.wait_idle
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """A JupyterLab server on a free port serving a temporary copy of course/; yields (url, log path)."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run this test")
-    pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
-    tmp = tmp_path_factory.mktemp("lab")
-    root = tmp / "course"
-    shutil.copytree(REPO / "course", root)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LESSONLIB_TESTING", "LESSONLIB_HEADLESS", "PYTEST_CURRENT_TEST")}
-    for var, sub in (("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
-                     ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
-                     ("JUPYTER_DATA_DIR", "data"), ("IPYTHONDIR", "ipython")):
-        env[var] = str(tmp / sub)
-        (tmp / sub).mkdir()
-    _write_settings(tmp / "settings")
-    port = _free_port()
-    cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-           "--ServerApp.password=", f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log_path = tmp / "lab.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"JupyterLab did not start (exit {proc.poll()}):\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.3)
+    if not browser.chromium_available():
+        pytest.skip(f"{browser.CHROMIUM} or the playwright package not found: install Debian's chromium "
+                    "(apt-get install chromium) to run this test")
+    with browser.jupyterlab(tmp_path_factory.mktemp("lab")) as (url, root, log_path):
         yield url, log_path
-    finally:
-        proc.send_signal(signal.SIGTERM)          # the server shuts its kernels down on SIGTERM
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        try:                                      # a kernel the server failed to stop (same session, our PID)
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-# --- JavaScript run in the page (JupyterLab 4 through window.jupyterapp) ------------------------------
-_PANEL = "window.jupyterapp.shell.currentWidget"
-_KERNEL_READY = f"""() => {{
-    const panel = {_PANEL};
-    const kernel = panel && panel.sessionContext && panel.sessionContext.session
-                   && panel.sessionContext.session.kernel;
-    return Boolean(kernel && kernel.status === 'idle' && panel.content && panel.content.widgets.length > 0);
-}}"""
-_HOOK_KERNEL = f"""() => {{
-    const kernel = {_PANEL}.sessionContext.session.kernel;
-    window.__kernelErrors = [];
-    kernel.iopubMessage.connect((_, msg) => {{
-        const c = msg.content;
-        if (msg.header.msg_type === 'error') window.__kernelErrors.push(c.ename + ': ' + c.evalue);
-        if (msg.header.msg_type === 'stream' && c.name === 'stderr' && /Traceback|Error/.test(c.text))
-            window.__kernelErrors.push(c.text);
-    }});
-}}"""
-_ALL_IDLE = f"""() => {{
-    const panel = {_PANEL};
-    const kernel = panel.sessionContext.session.kernel;
-    const cells = panel.content.widgets.filter(c => c.model.type === 'code');
-    return kernel.status === 'idle' && cells.every(c => c.model.executionState === 'idle'
-                                                      && c.model.executionCount !== null);
-}}"""
-_ERROR_OUTPUTS = f"""() => {{
-    const panel = {_PANEL};
-    const found = [];
-    panel.content.widgets.forEach((cell, i) => {{
-        if (cell.model.type !== 'code') return;
-        for (const out of cell.model.outputs.toJSON())
-            if (out.output_type === 'error') found.push(`cell ${{i}}: ${{out.ename}}: ${{out.evalue}}`);
-    }});
-    document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
-        .forEach(el => {{ if (/Traceback|Error/.test(el.textContent)) found.push(el.textContent.slice(0, 500)); }});
-    return found;
-}}"""
-
-
-def _wait_idle(page, timeout_ms, settle_ms=600):
-    """Wait until the kernel and every code cell are idle, and stay so for ``settle_ms``."""
-    page.wait_for_function(_ALL_IDLE, timeout=timeout_ms)
-    page.wait_for_timeout(settle_ms)
-    page.wait_for_function(_ALL_IDLE, timeout=timeout_ms)
 
 
 def _cell(page, source_start):
@@ -194,19 +80,15 @@ def test_tour_runs_and_arm_moves_in_browser(lab):
     t0 = time.monotonic()
     console, page_errors = [], []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        chromium = browser.launch(p)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page = chromium.new_page(viewport={"width": 1500, "height": 1100})
             page.on("console", lambda m: console.append((m.type, m.text)))
             page.on("pageerror", lambda e: page_errors.append(str(e)))
-            page.goto(f"{url}/lab/tree/{NOTEBOOK}")
-            page.wait_for_function(_KERNEL_READY, timeout=60_000)
-            page.evaluate(_HOOK_KERNEL)
+            browser.open_notebook(page, url, NOTEBOOK)
 
             # 1. Run All, as a student would (the notebook:run-all-cells command).
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            page.wait_for_timeout(500)
-            _wait_idle(page, 60_000)
+            browser.run_all(page, 60_000)
             errors = page.evaluate(_ERROR_OUTPUTS)
             assert not errors, "cells raised:\n" + "\n".join(errors)
 
@@ -267,7 +149,7 @@ def test_tour_runs_and_arm_moves_in_browser(lab):
             errors = page.evaluate(_ERROR_OUTPUTS) + page.evaluate("window.__kernelErrors")
             assert not errors, "errors after the slider drag:\n" + "\n".join(errors)
         finally:
-            browser.close()
+            chromium.close()
     assert not page_errors, f"page errors: {page_errors}"
     ours = [text for kind, text in console if kind == "error"
             and not any(n in text for n in CONSOLE_NOISE) and any(w.lower() in text.lower() for w in CONSOLE_FATAL)]
@@ -276,3 +158,95 @@ def test_tour_runs_and_arm_moves_in_browser(lab):
     assert "Traceback" not in server_log and "Exception in comm_msg" not in server_log, server_log[-4000:]
     print(f"browser test body: {time.monotonic() - t0:.1f} s; console messages: {len(console)}")
     (SCREENSHOT_DIR / "lessonlib_tour_console.txt").write_text("\n".join(f"{k}: {t}" for k, t in console))
+
+
+def _slide_copy(root, name, cell_start):
+    """Give the lab's copy of ``name`` slide metadata (headings and the cell starting ``cell_start`` open slides)."""
+    import nbformat
+    path = root / name
+    nb = nbformat.read(path, as_version=4)
+    index = next(i for i, c in enumerate(nb.cells) if c.source.startswith(cell_start))
+    for i, cell in enumerate(nb.cells):
+        heading = cell.cell_type == "markdown" and cell.source.lstrip().startswith("#")
+        cell.metadata["slideshow"] = {"slide_type": "slide" if heading or i == index else "-"}
+    nbformat.write(nb, path)
+    return index
+
+
+@pytest.mark.xfail(strict=True, reason="jupyterlab-rise 0.43.1's slideshow app cannot load the ipywidgets manager "
+                                       "(\"Failed to create module: @jupyter-widgets/jupyterlab-manager\"; upstream "
+                                       "jupyterlab-contrib/rise#119): widgets show as text in the live slideshow")
+def test_live_slideshow_slider_moves_the_arm(tmp_path):
+    """A lesson as a LIVE RISE slideshow: the panel's slide shows the 3D canvas, a slider drag redraws it."""
+    if not browser.chromium_available():
+        pytest.skip("needs /usr/bin/chromium and playwright")
+    from playwright.sync_api import sync_playwright
+    with browser.jupyterlab(tmp_path) as (url, root, _):
+        index = _slide_copy(root, NOTEBOOK, "panel = arm_panel")
+        with sync_playwright() as p:
+            chromium = browser.launch(p)
+            try:
+                lab_page = chromium.new_page(viewport={"width": 1280, "height": 720})
+                browser.open_notebook(lab_page, url, NOTEBOOK)
+                browser.run_all(lab_page, 90_000)              # the kernel holds the widgets the slideshow shows
+                lab_page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
+                lab_page.wait_for_timeout(1500)
+                show = chromium.new_page(viewport={"width": 1280, "height": 720})
+                show.goto(f"{url}/rise/{NOTEBOOK}?activeCellIndex={index}")
+                canvas = show.locator("section.present canvas").first
+                canvas.wait_for(state="visible", timeout=45_000)
+                show.wait_for_timeout(1000)
+                before = canvas.screenshot()
+                handle = show.locator("section.present .widget-hslider").filter(has_text="joint2").locator(".noUi-handle")
+                box = handle.bounding_box()
+                show.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                show.mouse.down()
+                show.mouse.move(box["x"] + box["width"] / 2 + 60, box["y"] + box["height"] / 2, steps=6)
+                show.mouse.up()
+                show.wait_for_timeout(1500)
+                moved = _changed_fraction(_pixels(before), _pixels(canvas.screenshot()))
+                assert moved > 0.002, f"the 3D canvas did not change in the slideshow ({moved:.4%} pixels)"
+            finally:
+                chromium.close()
+
+
+def test_lesson05_arm_fills_its_canvas_and_slider_latency(tmp_path):
+    """Lesson 05 in full mode: every 3D view shows the whole arm, well inside the canvas and big enough;
+    the slider → kernel → redraw latency is measured in the browser (reported, not asserted: the
+    machine is shared, and timing assertions do not belong in tests)."""
+    if not browser.chromium_available():
+        pytest.skip("needs /usr/bin/chromium and playwright")
+    from playwright.sync_api import sync_playwright
+
+    from tools.gallery import arm_fill, measure_slider_latency
+    name = "05_rnea.ipynb"
+    with browser.jupyterlab(tmp_path) as (url, _, _log), sync_playwright() as p:
+        chromium = browser.launch(p)
+        try:
+            page = chromium.new_page(viewport={"width": 1500, "height": 1000})
+            browser.open_notebook(page, url, name)
+            browser.run_all(page, 900_000)
+            assert page.evaluate(browser.ERROR_OUTPUTS) == []
+            canvases = page.locator(".jp-OutputArea-output canvas")
+            assert canvases.count() >= 1
+            for k in range(canvases.count()):
+                canvases.nth(k).scroll_into_view_if_needed()
+                page.wait_for_timeout(500)
+                shot = canvases.nth(k).screenshot()
+                (SCREENSHOT_DIR / f"lessonlib_05_view{k}.png").write_bytes(shot)
+                box, width, height, margin = arm_fill(shot)
+                assert box is not None, f"view {k}: no arm pixels"
+                assert margin >= 2, f"view {k}: the arm touches the canvas edge (bbox {box})"
+                assert max(width, height) >= 0.35, f"view {k}: the arm fills only {width:.0%} × {height:.0%} of the canvas"
+            panel = page.locator(".jp-OutputArea-child").filter(has=page.locator("canvas")).filter(
+                has=page.locator(".widget-hslider")).last
+            panel.scroll_into_view_if_needed()
+            slider = panel.locator(".widget-hslider").first
+            median, times = measure_slider_latency(page, slider, n=20)
+            assert len(times) >= 15 and np.isfinite(median), times
+            report = {"median_ms": round(median, 1), "p90_ms": round(float(np.percentile(times, 90)), 1),
+                      "n": len(times), "target_median_ms": 100}
+            (SCREENSHOT_DIR / "lessonlib_05_latency.json").write_text(json.dumps(report))
+            print(f"lesson 05 slider -> redraw in the browser: {report}")
+        finally:
+            chromium.close()

@@ -9,6 +9,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 COURSE = sorted((ROOT / "course").glob("*.ipynb"))
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
+BIBLIOGRAPHY_KEYS = re.findall(r"\*\*\[([^\]]+)\]\*\*", (ROOT / "course" / "BIBLIOGRAPHY.md").read_text(encoding="utf-8"))
 ALGORITHM_DEF = re.compile(r"^\s*def\s+(rnea\w*|crba\w*|aba\w*|denoc\w*|lagrange\w*|mass_matrix\w*|"
                            r"forward_dynamics\w*|coriolis\w*|regressor\w*|fk|jacobian\w*)\s*\(", re.M)
 
@@ -38,8 +39,25 @@ def test_course_notebook_is_shaped_like_a_lesson(path):
     assert "show_source(" in text, "a 'Look inside' cell showing the real library source"
     assert re.search(r"[\u4e00-\u9fff]", text), "the seeds' Chinese key terms beside the English ones"
     assert "<details>" in text, "self-test questions with folded answers"
-    assert re.search(r"seed 00[0-4]", text), "which seed sections it follows"
+    assert any(f"[{key}" in text for key in BIBLIOGRAPHY_KEYS), "which sources it follows, by course/BIBLIOGRAPHY.md keys"
     assert any(c.get("outputs") for c in code_cells(path)), "stored outputs for nbval"
+
+
+#: The source texts are cited by their BIBLIOGRAPHY.md keys; "seed 00N" and REFERENCE.md are not in the repository.
+UNSHIPPED = re.compile(r"seed 00[0-9]|REFERENCE\.md")
+
+
+@pytest.mark.parametrize("path", COURSE + EXERCISES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_notebook_cites_only_what_the_repository_has(path):
+    cells = json.loads(path.read_text())["cells"]
+    found = [f"cell {k}: …{source(c)[max(0, m.start() - 30):m.end() + 30]}…".replace("\n", " ")
+             for k, c in enumerate(cells) for m in UNSHIPPED.finditer(source(c))]
+    assert not found, (f"{path.name} cites sources the repository does not have; cite course/BIBLIOGRAPHY.md keys "
+                       f"({', '.join(BIBLIOGRAPHY_KEYS[:5])}, …):\n" + "\n".join(found))
+
+
+def test_bibliography_keys_are_found():
+    assert {"WJ", "LG", "SWC16", "RNE05", "DB4", "Featherstone 2008"} <= set(BIBLIOGRAPHY_KEYS)
 
 
 @pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)

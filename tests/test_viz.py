@@ -6,6 +6,8 @@ nowhere), so everything but the pixels is checked here; tests/test_browser.py ch
 from __future__ import annotations
 
 import inspect
+import io
+from pathlib import Path
 
 import matplotlib.colors
 import numpy as np
@@ -102,7 +104,7 @@ def test_armview_builds_for_every_sample(name):
     model = ALL[name]()
     q = _random_q(model, 1)
     view = ArmView(model, q, frames=True, com=True, backend="threejs")
-    assert view.backend == "threejs" and view.widget is view.renderer
+    assert view.backend == "threejs" and view.widget.children == (view.renderer, view.legend)
     assert len(view.body_groups) == model.n
     assert len(view.link_meshes) == len(geometry.link_segments(model))
     T = fk(model, q)
@@ -116,7 +118,7 @@ def test_armview_builds_for_every_sample(name):
         np.testing.assert_allclose(M @ [0, 0.5, 0, 1], np.r_[b_k, 1], atol=1e-9)
     light_types = {type(c).__name__ for c in view.scene.children if "Light" in type(c).__name__}
     assert light_types == {"AmbientLight", "HemisphereLight"}   # NOTES.md: no Directional/Point/Spot
-    assert repr(view) == f"ArmView({model.name!r}, backend='threejs')"
+    assert repr(view) == f"ArmView({model.name!r})"
     assert view._repr_mimebundle_()["text/plain"] == repr(view)
 
 
@@ -194,22 +196,63 @@ def test_ghost_shows_a_second_pose():
     assert view.ghost_root.visible is False and view.ghost_q is None
 
 
+def _ndc(view, points):
+    """Normalised device coordinates (k, 2) and depths of world ``points`` as the view's camera sees them."""
+    x, y, z, w = view.camera.quaternion
+    Rc = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                   [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                   [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    W = np.array(view.world.matrix).reshape(4, 4, order="F")               # the world group's pose and scale
+    X = np.asarray(points) @ W[:3, :3].T + W[:3, 3]
+    Xc = (X - np.array(view.camera.position)) @ Rc
+    depth = -Xc[:, 2]
+    t = np.tan(np.radians(view.camera.fov) / 2)
+    return np.c_[Xc[:, 0] / (depth * t * view.camera.aspect), Xc[:, 1] / (depth * t)], depth
+
+
+def _framed(view):
+    ndc, depth = _ndc(view, view.drawn_points())
+    assert np.all(depth > view.camera.near), "a drawn point is behind the camera or too near"
+    assert np.all(np.abs(ndc) <= 1.0), f"drawn points outside the canvas: max |ndc| = {np.abs(ndc).max():.2f}"
+    return float(np.max(ndc.max(axis=0) - ndc.min(axis=0))) / 2          # fraction of the canvas spanned
+
+
+@pytest.mark.parametrize("name", ["ur5", "planar_2link", "seed002_7dof", "branched_tree", "panda"])
+def test_camera_frames_the_arm_and_keeps_it_framed(name):
+    """Every drawn point is on the canvas and the drawing fills a good part of it, as the arm moves and arrows come."""
+    model = ALL[name]()
+    view = ArmView(model, _random_q(model, 0), backend="threejs")
+    assert _framed(view) > 0.45
+    camera = (view.camera.position, view.camera.quaternion)    # refits move the scene, never the camera
+    for seed in range(1, 6):
+        view.update(_random_q(model, seed))
+        assert _framed(view) > 0.3
+    R = geometry.reach(model)
+    view.show_arrows("far", [[0.0, 0.0, 0.0]], [[1.5 * R, 0.0, 0.0]])      # an arrow out of the old frame
+    assert _framed(view) > 0.3
+    view.clear_arrows("far")
+    assert _framed(view) > 0.3
+    assert (view.camera.position, view.camera.quaternion) == camera
+
+
+def test_ur5_in_lesson_05s_pose_is_not_cut_off():
+    """Issue 12: the UR5's wrist was cut off at the bottom of the canvas while the top half was empty."""
+    ur5 = samples.ur5()
+    view = ArmView(ur5, [0.0, -np.pi / 2, 0.0, 0.0, np.pi / 2, 0.0], frames=True, backend="threejs")
+    ndc, _ = _ndc(view, view.drawn_points())
+    assert np.all(np.abs(ndc) <= 1.0) and ndc[:, 1].max() - ndc[:, 1].min() > 0.9
+    assert abs(ndc[:, 1].max() + ndc[:, 1].min()) < 0.25               # vertically centred
+
+
 def test_reach_overrides_the_scene_size():
     arm = samples.planar_2link()                              # automatic reach 2.0 m
     auto = ArmView(arm, backend="threejs")
     assert auto.size.R == geometry.reach(arm) == 2.0
     small = ArmView(arm, backend="threejs", reach=0.5)
     assert small.size.R == 0.5 and small.size.link == pytest.approx(0.016 * 0.5)
-    assert np.linalg.norm(auto.camera.position) == pytest.approx(2.6 * 2.0)     # planar: 2.6 R from the base
-    assert np.linalg.norm(small.camera.position) == pytest.approx(2.6 * 0.5)
-    assert small.camera.near == pytest.approx(0.005)
-    ur5 = ArmView(samples.ur5(), backend="threejs", reach=1.0)                  # spatial: 2.2 R from 0.4 R up
-    assert np.linalg.norm(np.array(ur5.camera.position)) == pytest.approx(2.2)
     _, ax = new_figure(projection="3d")
-    draw_arm_matplotlib(arm, None, ax, reach=0.5)
+    draw_arm_matplotlib(arm, None, ax, reach=0.5, fit=False)
     assert ax.get_xlim() == pytest.approx((-0.5, 0.5)) and ax.get_zlim() == pytest.approx((-0.5, 0.5))
-    fallback = ArmView(arm, backend="matplotlib", reach=0.5).figure().axes[0]
-    assert fallback.get_ylim() == pytest.approx((-0.5, 0.5))
     for bad in (0.0, -1.0, np.nan, "big"):
         with pytest.raises(ValueError, match="reach"):
             ArmView(arm, backend="matplotlib", reach=bad)
@@ -303,7 +346,7 @@ def test_auto_backend_under_pytest_is_matplotlib():
     view = ArmView(samples.pendulum())                        # PYTEST_CURRENT_TEST is set in here
     assert view.backend == "matplotlib"
     bundle = view._repr_mimebundle_()
-    assert bundle["image/png"].startswith(b"\x89PNG") and bundle["text/plain"] == "ArmView('pendulum', backend='matplotlib')"
+    assert bundle["image/png"].startswith(b"\x89PNG") and bundle["text/plain"] == "ArmView('pendulum')"
 
 
 @pytest.mark.parametrize("name", ["planar_2link", "seed002_7dof", "branched_tree", "scara"])
@@ -393,7 +436,7 @@ def test_panel_slider_move_updates_view_and_plot(plot):
         np.testing.assert_allclose(heights, gravity_torques(arm, q), atol=1e-12)
     else:
         np.testing.assert_allclose(panel.plot.image.get_array(), crba(arm, q), atol=1e-12)
-    assert repr(panel) == f"ArmPanel('seed002_7dof', plot={plot!r}, backend='threejs')"
+    assert repr(panel) == f"ArmPanel('seed002_7dof', plot={plot!r})"
 
 
 def test_panel_with_a_plot_function_and_bad_kind():
@@ -578,3 +621,91 @@ def test_show_source_gives_the_real_source():
     assert "rnea(model, q, zero, zero, gravity=gravity)" in src.data
     assert repr(src).startswith("<source of lessonlib.dynamics.terms.gravity_torques:")
     assert "<div" in src._repr_html_()                        # highlighted for the notebook
+
+
+# --- static pictures of widgets (lessonlib.viz.snapshot): what GitHub and the static decks show --------
+def test_widget_png_draws_the_arm_sliders_and_captured_outputs():
+    import ipywidgets as widgets
+    from PIL import Image
+
+    from lessonlib.viz.snapshot import widget_png
+    view = ArmView(samples.planar_2link(), [0.3, 0.6], width=320, height=240, backend="threejs")
+    slider = widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="q1", readout_format=".2f")
+    out = widgets.Output()
+    out.outputs = ({"output_type": "stream", "name": "stdout", "text": "tau = [1.0000 2.0000]\n"},)
+    image = Image.open(io.BytesIO(widget_png(widgets.HBox([widgets.VBox([slider, out]), view.widget]))))
+    arm = Image.open(io.BytesIO(view.static_png()))
+    assert image.height == arm.height and image.width > arm.width + 150, (image.size, arm.size)
+    assert len(image.getcolors(1 << 16) or []) > 50                       # a drawing, not a blank box
+    hidden = widgets.VBox([slider], layout=widgets.Layout(display="none"))
+    assert widget_png(hidden) is None and widget_png(widgets.Button(description="go")) is None
+
+
+@pytest.mark.parametrize("backend", ["threejs", "matplotlib"])
+def test_arrow_scales_and_legend(backend):
+    """A force on the base 1000× the one on the hand: one scale hides the small arrow, per-body and log show it."""
+    arm = samples.planar_3link()
+    view = ArmView(arm, [0.3, 0.4, 0.5], backend=backend)
+    R = view.size.R
+    origins, forces = np.zeros((2, 3)), np.array([[0.0, 300.0, 0.0], [0.3, 0.0, 0.0]])
+    view.show_arrows("f", origins, forces, "#d62728", scale=0.001, label="force f", unit="N")
+    lengths = np.linalg.norm(view._arrows["f"][1], axis=1)
+    assert lengths == pytest.approx([0.3, 0.0003])
+    assert view.legend_lines() == [("#d62728", "force f (N): 1 m of arrow = 1e+03 N")]
+    view.show_arrows("f", origins, forces, "#d62728", scale="per_body", label="force f", unit="N")
+    assert np.linalg.norm(view._arrows["f"][1], axis=1) == pytest.approx([0.25 * R, 0.25 * R])
+    assert "|·| = 300, 0.3 N" in view.legend_lines()[0][1]
+    view.show_arrows("f", origins, forces, "#d62728", scale="log", label="force f", unit="N")
+    short, long_ = sorted(np.linalg.norm(view._arrows["f"][1], axis=1))
+    assert long_ == pytest.approx(0.3 * R) and 0.1 < short / long_ < 0.2        # log(1 + 1) / log(1 + 1000)
+    if backend == "threejs":
+        assert "force f (N): log scale" in view.legend.value and view.legend.layout.display is None
+        view.clear_arrows("f")
+        assert view.legend.layout.display == "none" and view.legend_lines() == []
+    else:
+        assert any(t.get_text().startswith("force f (N)") for t in view.figure().legends[0].get_texts())
+    with pytest.raises(ValueError, match="scale"):
+        view.show_arrows("g", origins, forces, scale="huge")
+
+
+def test_planar_arms_are_drawn_flat_with_equal_aspect():
+    fig = ArmView(samples.planar_2link(), [0.4, 0.9], backend="matplotlib").figure()
+    ax = fig.axes[0]
+    assert ax.name != "3d" and ax.get_aspect() == 1.0 and ax.get_xlabel() == "x (m)" and ax.get_ylabel() == "y (m)"
+    x0, x1 = ax.get_xlim()
+    assert x1 - x0 < 3.0                                    # fitted to the arm (reach 2 m), not the ±R box
+    fig3 = ArmView(samples.ur5(), backend="matplotlib").figure()
+    assert fig3.axes[0].name == "3d"
+    lo = np.array([fig3.axes[0].get_xlim()[0], fig3.axes[0].get_ylim()[0], fig3.axes[0].get_zlim()[0]])
+    hi = np.array([fig3.axes[0].get_xlim()[1], fig3.axes[0].get_ylim()[1], fig3.axes[0].get_zlim()[1]])
+    points = ArmView(samples.ur5(), backend="matplotlib").drawn_points()
+    assert np.all(points >= lo) and np.all(points <= hi)
+    assert np.all((points.max(axis=0) - points.min(axis=0)) >= 0.5 * (hi - lo) - 1e-9) or \
+        np.max(points.max(axis=0) - points.min(axis=0)) >= 0.8 * np.max(hi - lo)   # tight around the arm
+
+
+def test_widget_callbacks_print_like_the_cell():
+    """One number format in cells and callbacks: the options in force when the widget was made are kept."""
+    import ipywidgets as widgets
+
+    from lessonlib.viz import interactive_output
+    printed = []
+    with np.printoptions(precision=4, suppress=True):
+        slider = widgets.FloatSlider(value=0.0, min=0.0, max=1.0, step=0.5)
+        interactive_output(lambda x: printed.append(str(np.array([0.151520689, 2e-5]) + x)), {"x": slider})
+        sliders = joint_sliders(samples.planar_2link(), on_change=lambda q: printed.append(str(q + 0.151520689)))
+    slider.value = 0.5                                   # outside the block: NumPy's defaults are back
+    sliders.q = [0.0, 0.0]
+    assert printed[-2:] == ["[0.6515 0.5   ]", "[0.1515 0.1515]"], printed
+
+
+def test_figures_draw_chinese_with_a_cjk_font(recwarn):
+    from lessonlib.viz.plots import CJK_FONT_FILES, figure_png, use_cjk_font
+    if not any(Path(p).exists() for p in CJK_FONT_FILES):
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    assert use_cjk_font() is not None
+    fig, ax = new_figure(3.0, 1.5)
+    ax.set_title("递推牛顿–欧拉算法 (RNEA) 空间惯量")
+    png = figure_png(fig)
+    assert png[:4] == b"\x89PNG"
+    assert not [w for w in recwarn if "missing from font" in str(w.message)], [str(w.message) for w in recwarn]

@@ -320,15 +320,17 @@ def check_results(reference, exercise, submission, copies, run, *, enforced):
     reference_answers = reference.answer_sources()
     out = {}
     for c in reference.checks:
-        functions = exercise.checks[c.id].functions if c.id in exercise.checks else ()
-        hits = copied_reach(submission.answers, copies, functions)
-        keys = sorted({defs[f][0] for f in functions if f in defs})
+        check = exercise.checks.get(c.id)
+        graded = check.answers if check else ()                      # what it grades (and what they call)
+        named = check.functions if check else ()                     # what its cell names (answers and helpers)
+        hits = copied_reach(submission.answers, copies, graded)
+        keys = sorted({defs[f][0] for f in named if f in defs})
         attempts = _relevant(run.attempts, c.id)
-        stubs = untouched(submission.answers, reference_answers, functions)
+        stubs = untouched(submission.answers, reference_answers, graded)
         if enforced:
             review, denied = (), tuple(a for a in attempts if a.get("direct"))
         else:
-            review = tuple(review_reasons(submission.answers, functions)) + tuple(
+            review = tuple(review_reasons(submission.answers, graded)) + tuple(
                 f"while it ran, the code read {a['path']} (in {a['function']})" for a in attempts)
             denied = ()
         flags = Flags(copy=hits[0] if hits else None, review=review, denied=denied,

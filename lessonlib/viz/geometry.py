@@ -131,14 +131,14 @@ def reach(model):
     return float(max(0.2, np.max(d + extra)))
 
 
-def check_reach(R, name="reach"):
-    """A scene size given by the caller, as a float: finite and > 0, else ValueError."""
+def check_reach(R, name="reach", expected="a length in metres > 0 (or None: automatic)"):
+    """A scene size (or any positive number) given by the caller, as a float: finite and > 0, else ValueError."""
     try:
         R = float(R)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a length in metres > 0 (or None: automatic), got {R!r}") from None
+        raise ValueError(f"{name}: expected {expected}, got {R!r}") from None
     if not (np.isfinite(R) and R > 0):
-        raise ValueError(f"{name}: expected a length in metres > 0 (or None: automatic), got {R!r}")
+        raise ValueError(f"{name}: expected {expected}, got {R!r}")
     return R
 
 
@@ -171,6 +171,49 @@ def is_planar(model):
     T0 = fk(model, np.zeros(model.n))
     axes = np.array([T0[i][:3, :3] @ model.joints[i].axis for i in range(model.n)])
     return bool(np.all(np.linalg.norm(np.cross(axes, axes[0]), axis=1) < 1e-9) and abs(axes[0] @ up_vector(model)) < 0.5)
+
+
+def bounding_box(points, floor=0.0):
+    """``(lower, upper)`` corners of the box around ``points`` ((k, 3)), each side at least ``floor`` long.
+
+    >>> lo, hi = bounding_box([[0, 0, 0], [1, 0.5, 0]], floor=0.2)
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0, -0.1], [1.0, 0.5, 0.1])
+    """
+    P = np.atleast_2d(np.asarray(points, dtype=float))
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    grow = np.maximum(floor - (hi - lo), 0.0) / 2
+    return lo - grow, hi + grow
+
+
+def fit_distance(radius, fov_deg, aspect):
+    """Distance at which a sphere of ``radius`` fills a perspective camera's view (``fov_deg``: vertical field of view).
+
+    The narrower of the vertical and horizontal fields decides.
+
+    >>> round(fit_distance(1.0, 40.0, 1.5), 4)           # 1 / sin(20°)
+    2.9238
+    """
+    half_v = np.radians(fov_deg) / 2
+    half_h = np.arctan(np.tan(half_v) * aspect)
+    return float(radius / np.sin(min(half_v, half_h)))
+
+
+def plane_axes(model):
+    """In-plane axes ``(e1, e2)`` of a planar arm (:func:`is_planar`), ``e2`` as close to "up" as the plane allows.
+
+    >>> from lessonlib import samples
+    >>> [e.tolist() for e in plane_axes(samples.planar_2link())]    # gravity along −y: x right, y up
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    T0 = fk(model, np.zeros(model.n))
+    normal = T0[0][:3, :3] @ model.joints[0].axis
+    normal = normal / np.linalg.norm(normal)
+    up = up_vector(model)
+    e2 = up - (up @ normal) * normal
+    e2 = _perpendicular(normal) if np.linalg.norm(e2) < MIN_LENGTH else e2 / np.linalg.norm(e2)
+    e1 = np.cross(e2, normal)
+    return e1 + 0.0, e2 + 0.0
 
 
 def camera_target(model, R=None):

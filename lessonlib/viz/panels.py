@@ -15,6 +15,7 @@ values to ``min + k·step`` and sends the snapped value back, NOTES.md).
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -31,6 +32,33 @@ SLIDER_WIDTH = 330
 PLOT_DPI = 80
 #: Default slider range of a prismatic joint without limits (m).
 PRISMATIC_RANGE = (-0.3, 0.3)
+
+
+def keep_print_options(callback):
+    """``callback`` wrapped so that it prints with the NumPy print options in force *now* (in the cell).
+
+    A widget callback runs later, outside the cell that set ``np.set_printoptions(precision=4, …)``,
+    and may print with NumPy's defaults (``1.51520689e-01`` after a slider move where the cell printed
+    ``0.1515``). :class:`JointSliders` and :func:`interactive_output` wrap their callbacks with this.
+
+    >>> import numpy as np
+    >>> with np.printoptions(precision=2):
+    ...     show = keep_print_options(lambda x: str(x))
+    >>> show(np.array([0.151520689]))
+    '[0.15]'
+    """
+    options = np.get_printoptions()
+
+    @functools.wraps(callback)
+    def with_options(*args, **kwargs):
+        with np.printoptions(**options):
+            return callback(*args, **kwargs)
+    return with_options
+
+
+def interactive_output(f, controls):
+    """``ipywidgets.interactive_output`` whose ``f`` prints numbers as the cell does (:func:`keep_print_options`)."""
+    return widgets.interactive_output(keep_print_options(f), controls)
 
 
 def _grid(x, step):
@@ -103,8 +131,8 @@ class JointSliders:
     value = q
 
     def observe(self, callback):
-        """Call ``callback(q)`` after every change of any slider."""
-        self._callbacks.append(callback)
+        """Call ``callback(q)`` after every change of any slider (with the print options in force now)."""
+        self._callbacks.append(keep_print_options(callback))
 
     def _changed(self, change):
         if not self._quiet:
@@ -237,7 +265,7 @@ class ArmPanel:
         self.sliders.observe(self.update)
 
     def __repr__(self):
-        return f"ArmPanel({self.model.name!r}, plot={self.plot_kind!r}, backend={self.view.backend!r})"
+        return f"ArmPanel({self.model.name!r}, plot={self.plot_kind!r})"      # the same with either back end
 
     def update(self, q):
         """Recompute and redraw for ``q``: the 3D view, then the plot (in place)."""

@@ -19,6 +19,7 @@ Notebook authors call these and write no plotting code of their own. Each helper
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -37,8 +38,52 @@ COLORS = {"link": "#4a5a70", "tool": "#7d8a9c", "com": "#7d8a9c", "revolute": "#
 #: Colours of a coordinate frame's x, y, z axes (red, green, blue), both back ends.
 FRAME_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 
+#: Font sizes (points) of the course's figures: readable on a projected 1280×720 slide.
+TITLE_PT, LABEL_PT, TICK_PT, NOTE_PT = 12, 11, 10, 9
+
 #: Bar colours for positive / negative values (index with ``value < 0``).
 BAR_COLORS = ("#1f77b4", "#d62728")
+
+#: Where a CJK font may be (Debian's fonts-noto-cjk first); the first that exists serves Chinese text in figures.
+CJK_FONT_FILES = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+                  "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+                  "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+
+
+def use_cjk_font(paths=CJK_FONT_FILES):
+    """Let matplotlib draw Chinese: DejaVu Sans first, then a CJK font for the glyphs it lacks.
+
+    Called once, when the first figure is made (:func:`new_figure`, :class:`LivePlot`). Returns the
+    CJK family used, or None when no font file can be read (Chinese then shows as empty boxes:
+    install ``fonts-noto-cjk``; a confined process, e.g. the grader's, reads no font and goes on).
+    """
+    import matplotlib
+    from matplotlib import font_manager
+    for path in paths:
+        before = {f.name for f in font_manager.fontManager.ttflist}
+        try:
+            if not Path(path).is_file():
+                continue
+            font_manager.fontManager.addfont(path)
+        except (OSError, RuntimeError):
+            continue
+        added = sorted({f.name for f in font_manager.fontManager.ttflist} - before) or \
+            sorted(f.name for f in font_manager.fontManager.ttflist if f.fname == path)
+        family = next((name for name in added if name.endswith(" SC")), added[0] if added else None)
+        if family:
+            matplotlib.rcParams["font.family"] = ["DejaVu Sans", family]
+            return family
+    return None
+
+
+_FONTS = []
+
+
+def _fonts_ready():
+    """:func:`use_cjk_font` once per process, before the first figure."""
+    if not _FONTS:
+        _FONTS.append(use_cjk_font())
+
 
 _GID_LINK = "link"
 _GID_AXIS = "joint-axis"
@@ -94,6 +139,7 @@ def new_figure(width=5.0, height=3.0, dpi=80, projection=None):
     >>> fig, inline_png(fig)[:4]                       # 150 × 100 pixels; shown as a PNG
     (<Figure size 150x100 with 1 Axes>, b'\x89PNG')
     """
+    _fonts_ready()
     fig = NotebookFigure(figsize=(width, height), dpi=dpi, layout="constrained")
     ax = fig.add_subplot(projection=projection)
     return fig, ax
@@ -126,6 +172,7 @@ class LivePlot:
     """
 
     def __init__(self, width=5.6, height=2.8, dpi=80, *, margins=(0.11, 0.98, 0.2, 0.88)):
+        _fonts_ready()
         self.fig = Figure(figsize=(width, height), dpi=dpi)
         self.canvas = FigureCanvasAgg(self.fig)
         self.ax = self.fig.add_subplot()
@@ -158,64 +205,156 @@ class LivePlot:
         return _encode_png(self.canvas)
 
 
+def drawn_points(model, q, *, ghost=None, arrows=None, poses=None):
+    """World points (k, 3) that a drawing of ``model`` at ``q`` covers: the base, every link segment end,
+    joint points, COMs, the ghost, arrow origins and tips, and the free frames' origins and axis tips.
+
+    Both back ends frame their view with these (the 3D camera and the static figure's limits).
+    """
+    T = fk(model, q)
+    segments = geometry.link_segments(model)
+    parts = [np.zeros((1, 3)), *geometry.segment_endpoints(model, T, segments),
+             geometry.world_points(model, T, range(model.n), model.com)]
+    if ghost is not None:
+        parts += list(geometry.segment_endpoints(model, fk(model, ghost), segments))
+    for origins, vectors, _ in (arrows or {}).values():
+        o, v = np.atleast_2d(origins), np.atleast_2d(vectors)
+        parts += [o, o + v]
+    for T_pose, length, _ in (poses or {}).values():
+        parts += [T_pose[:3, 3][None], T_pose[:3, 3] + length * T_pose[:3, :3].T]
+    return np.vstack(parts)
+
+
+def _axis_name(e):
+    """``"x"``, ``"y"`` or ``"z"`` (with a sign) when the unit vector ``e`` is a world axis, else None."""
+    k = int(np.argmax(np.abs(e)))
+    if abs(abs(e[k]) - 1.0) > 1e-9:
+        return None
+    return ("" if e[k] > 0 else "−") + "xyz"[k]
+
+
 def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghost=None, arrows=None, poses=None,
-                        reach=None):
-    """Draw ``model`` at ``q`` (default zeros) as a static 3D figure; returns the Axes.
+                        reach=None, fit=True):
+    """Draw ``model`` at ``q`` (default zeros) as a static figure; returns the Axes.
 
     One line per link segment (:func:`lessonlib.viz.geometry.link_segments`, gid ``"link"``), one
-    short line per joint axis (gid ``"joint-axis"``; orange revolute, green prismatic), optional
+    mark per joint axis (gid ``"joint-axis"``; orange revolute, green prismatic), optional
     body frames (``frames=True``), COM markers sized by mass^(1/3) (``com=True``), a grey
     ``ghost`` configuration, ``arrows``: a dict ``name -> (origins, vectors, color)`` in world
     coordinates, and ``poses``: a dict ``name -> (T, length, colors)`` of coordinate frames at world
     poses ``T`` (4×4; three arrows of ``length`` m along its x, y, z axes in ``colors``, gid
-    ``"pose:name"``). ``reach``: the half-width of the drawn box in metres (default
-    :func:`lessonlib.viz.geometry.reach`); marker sizes scale with it.
+    ``"pose:name"``).
+
+    A **planar** arm (every joint axis parallel, :func:`lessonlib.viz.geometry.is_planar`) is drawn in
+    2D, in its plane, with equal aspect (a revolute axis, perpendicular to the plane, is a dot); any
+    other arm in 3D. ``ax``: the Axes to draw into (a 2D Axes gives the planar drawing, a 3D one the
+    3D drawing); None makes a new figure of the right kind. ``fit``: axis limits tight around
+    everything drawn (:func:`drawn_points`), equal scale on every axis; False: the box ±``reach``.
+    ``reach``: the scene size in metres (default :func:`lessonlib.viz.geometry.reach`); marker sizes
+    scale with it.
     """
     q = np.zeros(model.n) if q is None else model.check_q(q)
+    ghost = None if ghost is None else model.check_q(ghost, "ghost")
     if ax is None:
-        _, ax = new_figure(5.0, 4.0, projection="3d")
+        planar = geometry.is_planar(model)
+        _, ax = new_figure(5.0, 4.0, projection=None if planar else "3d")
+    flat = getattr(ax, "name", "") != "3d"
     R = geometry.reach(model) if reach is None else geometry.check_reach(reach)
+    if flat:
+        e1, e2 = geometry.plane_axes(model) if geometry.is_planar(model) else (np.eye(3)[0], np.eye(3)[1])
+        P = np.vstack([e1, e2])                                  # world → plane coordinates
+
+        def xy(*points):
+            return tuple(np.atleast_2d(points) @ P.T)
+
+        def line(a, b, **kw):
+            return ax.plot(*np.transpose(xy(a, b)), **kw)
+    else:
+        def line(a, b, **kw):
+            return ax.plot(*np.transpose([a, b]), **kw)
     segments = geometry.link_segments(model)
     T = fk(model, q)
     if ghost is not None:
-        Tg = fk(model, model.check_q(ghost, "ghost"))
-        for a, b in zip(*geometry.segment_endpoints(model, Tg, segments)):
-            ax.plot(*np.transpose([a, b]), color=COLORS["ghost"], lw=2, alpha=0.5, gid="ghost")
+        for a, b in zip(*geometry.segment_endpoints(model, fk(model, ghost), segments)):
+            line(a, b, color=COLORS["ghost"], lw=2, alpha=0.5, gid="ghost")
     for s, a, b in zip(segments, *geometry.segment_endpoints(model, T, segments)):
-        ax.plot(*np.transpose([a, b]), color=COLORS[s.kind], lw=4 if s.kind == "link" else 2.5,
-                solid_capstyle="round", gid=_GID_LINK)
-    half = 0.08 * R
+        line(a, b, color=COLORS[s.kind], lw=4 if s.kind == "link" else 2.5, solid_capstyle="round", gid=_GID_LINK)
+    half = 0.06 * R
     for i, joint in enumerate(model.joints):
         c = T[i][:3, :3] @ geometry.joint_point(model, i) + T[i][:3, 3]
         e = T[i][:3, :3] @ joint.axis
-        ax.plot(*np.transpose([c - half * e, c + half * e]), color=COLORS[joint.kind], lw=4, gid=_GID_AXIS)
+        if flat and joint.is_revolute:
+            ax.plot(*xy(c)[0], marker="o", ms=9, color=COLORS[joint.kind], mec="white", mew=1.2, gid=_GID_AXIS,
+                    zorder=3)
+        else:
+            line(c - half * e, c + half * e, color=COLORS[joint.kind], lw=3.5, gid=_GID_AXIS)
     if frames:
         for i in range(model.n):
             for k, color in enumerate(FRAME_COLORS):
-                ax.plot(*np.transpose([T[i][:3, 3], T[i][:3, 3] + 0.1 * R * T[i][:3, k]]), color=color, lw=1,
-                        gid="frame")
+                line(T[i][:3, 3], T[i][:3, 3] + 0.1 * R * T[i][:3, k], color=color, lw=1, gid="frame")
     if com:
         c = geometry.world_points(model, T, range(model.n), model.com)
-        ax.scatter(*c.T, s=50 * (model.mass / model.mass.max()) ** (2 / 3), color=COLORS["com_marker"],
-                   depthshade=False, gid="com")
+        sizes = 50 * (model.mass / model.mass.max()) ** (2 / 3)
+        if flat:
+            ax.scatter(*np.transpose(xy(*c)), s=sizes, color=COLORS["com_marker"], gid="com", zorder=4)
+        else:
+            ax.scatter(*c.T, s=sizes, color=COLORS["com_marker"], depthshade=False, gid="com")
     for name, (origins, vectors, color) in (arrows or {}).items():
         o, v = np.atleast_2d(origins), np.atleast_2d(vectors)
-        ax.quiver(*o.T, *v.T, color=color, arrow_length_ratio=0.2, gid=f"arrow:{name}")
+        if flat:
+            (ox, oy), (vx, vy) = np.transpose(xy(*o)), np.transpose(xy(*v))
+            ax.quiver(ox, oy, vx, vy, color=color, angles="xy", scale_units="xy", scale=1, width=0.006,
+                      gid=f"arrow:{name}", zorder=5)
+        else:
+            ax.quiver(*o.T, *v.T, color=color, arrow_length_ratio=0.2, gid=f"arrow:{name}")
     for name, (T_pose, length, colors) in (poses or {}).items():
         for k, color in enumerate(colors):
-            ax.quiver(*T_pose[:3, 3], *(length * T_pose[:3, k]), color=color, arrow_length_ratio=0.2,
-                      gid=f"pose:{name}")
-    ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
-    ax.set(xlim=(-R, R), ylim=(-R, R), zlim=(-R, R), xlabel="x (m)", ylabel="y (m)", zlabel="z (m)")
-    ax.set_box_aspect((1, 1, 1), zoom=1.15)
-    ax.grid(False)                       # a grid triples the PNG size and adds little here
-    up = geometry.up_vector(model)
-    d = geometry.view_direction(model)
-    if abs(up[2]) > 0.9:        # z up: matplotlib's own "up"
-        ax.view_init(elev=np.degrees(np.arcsin(np.clip(d[2], -1, 1))), azim=np.degrees(np.arctan2(d[1], d[0])))
-    else:                       # planar arm in the x-y plane: look down z, y up
-        ax.view_init(elev=90, azim=-90)
-    ax.set_title(model.name, fontsize=9)
+            if flat:
+                (ox, oy), (vx, vy) = xy(T_pose[:3, 3])[0], xy(length * T_pose[:3, k])[0]
+                ax.quiver([ox], [oy], [vx], [vy], color=color, angles="xy", scale_units="xy", scale=1, width=0.006,
+                          gid=f"pose:{name}")
+            else:
+                ax.quiver(*T_pose[:3, 3], *(length * T_pose[:3, k]), color=color, arrow_length_ratio=0.2,
+                          gid=f"pose:{name}")
+    points = drawn_points(model, q, ghost=ghost, arrows=arrows, poses=poses)
+    if flat:
+        points = np.array(xy(*points))
+    if fit:
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        margin = 0.06 * max(float(np.max(hi - lo)), 1e-3) + 0.5 * half
+        lo, hi = geometry.bounding_box(np.vstack([lo - margin, hi + margin]), floor=0.5 * float(np.max(hi - lo)))
+    else:
+        lo, hi = -R * np.ones(points.shape[1]), R * np.ones(points.shape[1])
+    if flat:
+        ax.plot(*xy(np.zeros(3))[0], marker="s", ms=7, color="#555555")
+        (x0, y0), (x1, y1) = lo, hi
+        ax.set_xlim(x0, x1)
+        ax.set_ylim(y0, y1)
+        ax.set_aspect("equal", adjustable="datalim")
+        n1, n2 = (_axis_name(e) for e in (e1, e2))
+        ax.set_xlabel(f"{n1} (m)" if n1 else "along the plane (m)")
+        ax.set_ylabel(f"{n2} (m)" if n2 else "up the plane (m)")
+        ax.grid(alpha=0.25)
+    else:
+        ax.scatter([0], [0], [0], marker="s", s=40, color="#555555")
+        ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))
+        for axis, label in zip((ax.xaxis, ax.yaxis, ax.zaxis), "xyz"):
+            axis.set_label_text(label, fontsize=LABEL_PT)
+            axis.labelpad = -4
+        ax.set_box_aspect(tuple(hi - lo), zoom=1.0)           # equal scale on every axis, no empty cube
+        ax.locator_params(nbins=4)
+        ax.tick_params(labelsize=8, pad=0)
+        ax.grid(False)                                         # a grid triples the PNG size and adds little here
+        up = geometry.up_vector(model)
+        d = geometry.view_direction(model)
+        if abs(up[2]) > 0.9:        # z up: matplotlib's own "up"
+            ax.view_init(elev=np.degrees(np.arcsin(np.clip(d[2], -1, 1))), azim=np.degrees(np.arctan2(d[1], d[0])))
+        else:
+            ax.view_init(elev=90, azim=-90)
+            if geometry.is_planar(model):      # a planar arm in a 3D Axes (pass a 2D one, or none, to get 2D):
+                ax.set_zticks([])              # no depth ticks piled up in a corner
+                ax.zaxis.set_label_text("")
+    ax.set_title(model.name if flat else f"{model.name}   (x, y, z in m)", fontsize=TITLE_PT)
     return ax
 
 
@@ -256,11 +395,12 @@ def torque_bars(ax, tau, names=None, *, ylabel="τ (N·m or N)", title=None, yli
     ax.clear()
     bars = ax.bar(range(tau.size), tau, color=[BAR_COLORS[int(x < 0)] for x in tau])
     ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_xticks(range(tau.size), labels, rotation=30 if tau.size > 4 else 0, fontsize=8)
+    ax.set_xticks(range(tau.size), labels, rotation=30 if tau.size > 4 else 0, fontsize=TICK_PT)
     ax.set_ylim(lower, upper)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel, fontsize=LABEL_PT)
+    ax.tick_params(axis="y", labelsize=TICK_PT)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=TITLE_PT)
     return bars
 
 
@@ -274,16 +414,16 @@ def heatmap(ax, M, *, labels=None, title=None, annotate=True, colorbar=False, vm
     v = vmax if vmax is not None else max(float(np.max(np.abs(M))), 1e-12)
     im = ax.imshow(M, cmap=cmap, vmin=-v, vmax=v)
     ticks = _joint_labels(labels, M.shape[0])
-    ax.set_xticks(range(M.shape[1]), ticks[:M.shape[1]], fontsize=7, rotation=30 if M.shape[1] > 4 else 0)
-    ax.set_yticks(range(M.shape[0]), ticks[:M.shape[0]], fontsize=7)
+    ax.set_xticks(range(M.shape[1]), ticks[:M.shape[1]], fontsize=TICK_PT, rotation=30 if M.shape[1] > 4 else 0)
+    ax.set_yticks(range(M.shape[0]), ticks[:M.shape[0]], fontsize=TICK_PT)
     if annotate and M.size <= 100:
         for (r, c), x in np.ndenumerate(M):
-            ax.text(c, r, f"{x:.2f}", ha="center", va="center", fontsize=6,
+            ax.text(c, r, f"{x:.2f}", ha="center", va="center", fontsize=NOTE_PT,
                     color="white" if abs(x) > 0.6 * v else "black")
     if colorbar:
         ax.figure.colorbar(im, cax=ax.inset_axes([1.04, 0.0, 0.04, 1.0]))   # beside the image box
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=TITLE_PT)
     return im
 
 
@@ -312,14 +452,14 @@ def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s", xlabel="
     for p in slopes:
         ax.loglog(n, t0 * (n / n[0]) ** p, ls="--", lw=0.8, color="gray")
         ax.annotate(f"O(n{'' if p == 1 else '²' if p == 2 else '³' if p == 3 else f'^{p}'})",
-                    (n[-1], t0 * (n[-1] / n[0]) ** p), fontsize=7, color="gray")
+                    (n[-1], t0 * (n[-1] / n[0]) ** p), fontsize=NOTE_PT, color="gray")
     if integer_ticks:
         ticks = n if n.size <= 10 else n[::int(np.ceil(n.size / 10))]
         ax.set_xticks(ticks, [f"{x:g}" for x in ticks])
         ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"time ({unit})" if ylabel is None else ylabel)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=TICK_PT)
     return lines
 
 
@@ -344,8 +484,8 @@ def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title
     if ylabel:
         ax.set_ylabel(ylabel)
     if title:
-        ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, ncol=2 if Y.shape[1] > 4 else 1)
+        ax.set_title(title, fontsize=TITLE_PT)
+    ax.legend(fontsize=NOTE_PT, ncol=2 if Y.shape[1] > 4 else 1)
     ax.grid(alpha=0.3)
     return lines
 
@@ -426,6 +566,6 @@ def inertia_ellipsoid(ax, I_c, mass=None, *, center=(0.0, 0.0, 0.0), R=None, col
     return wire
 
 
-__all__ = ["draw_arm_matplotlib", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
+__all__ = ["draw_arm_matplotlib", "drawn_points", "use_cjk_font", "torque_bars", "heatmap", "loglog_scaling", "trajectory_plot", "new_figure",
            "figure_png", "inline_png", "NotebookFigure", "COLORS", "BAR_COLORS", "FRAME_COLORS", "LivePlot",
            "gyration_axes", "inertia_ellipsoid"]

@@ -12,6 +12,9 @@ Lights: AmbientLight + HemisphereLight only (Directional/Point/SpotLight make py
 """
 from __future__ import annotations
 
+import html
+import weakref
+
 import numpy as np
 
 from .. import se3
@@ -19,11 +22,19 @@ from ..conventions import BASE
 from ..kinematics import fk
 from . import geometry
 from .env import headless, running_under_test
-from .plots import COLORS, FRAME_COLORS, draw_arm_matplotlib, figure_png, new_figure
+from .plots import COLORS, FRAME_COLORS, draw_arm_matplotlib, drawn_points, figure_png, new_figure
 
 BACKENDS = ("auto", "threejs", "matplotlib")
-#: Resolution of the static fallback image (72 dpi: the image is 0.72 × the widget's pixel size).
-FALLBACK_DPI = 72
+#: Resolution of the static fallback image (100 dpi: the image has the widget's pixel size).
+FALLBACK_DPI = 100
+#: Every pythreejs view built in this process, by the ``id`` of its Renderer (for :func:`view_of_renderer`).
+_VIEWS = weakref.WeakValueDictionary()
+
+
+def view_of_renderer(widget):
+    """The :class:`ArmView` whose pythreejs Renderer is ``widget`` (None for any other widget)."""
+    view = _VIEWS.get(id(widget))
+    return view if view is not None and getattr(view, "renderer", None) is widget else None
 
 
 def choose_backend(backend="auto"):
@@ -74,6 +85,10 @@ class _Sizes:
 class ArmView:
     """A 3D view of ``model`` at ``q`` that follows :meth:`update` without rebuilding its scene.
 
+    The camera frames everything drawn (arm, ghost, arrows, frames: :func:`~lessonlib.viz.plots.drawn_points`)
+    and keeps it framed: when the drawing leaves the framed sphere, or shrinks below half of it, the
+    view is fitted again (from the direction the camera looks now, so an orbit by the user is kept).
+
     Parameters: ``q`` (default zeros); ``width, height`` in pixels; ``frames`` draws every body
     frame (x red, y green, z blue); ``com`` draws a sphere at every COM, radius ∝ mass^(1/3);
     ``background`` colour; ``backend`` ``"auto"`` | ``"threejs"`` | ``"matplotlib"``
@@ -89,6 +104,13 @@ class ArmView:
     In a notebook: ``view = ArmView(arm)`` then ``view`` as the last line of a cell shows it.
     """
 
+    #: Vertical field of view of the camera (degrees).
+    FOV = 40.0
+    #: Fraction of the canvas (half-width or half-height, whichever binds) a fitted drawing fills.
+    FILL = 0.88
+    #: Refit when the drawing spans less than this fraction of ``FILL``, or comes closer to an edge than ``REFIT_EDGE``.
+    REFIT_SHRINK, REFIT_EDGE = 0.5, 0.95
+
     def __init__(self, model, q=None, *, width=640, height=420, frames=False, com=False,
                  background="#f5f6f8", backend="auto", reach=None):
         self.model = model
@@ -100,22 +122,29 @@ class ArmView:
         self.size = _Sizes(geometry.reach(model) if reach is None else geometry.check_reach(reach))
         self.ghost_q = None
         self._arrows = {}              # name -> (origins, vectors, color) in world coordinates
+        self._arrow_legend = {}        # name -> (label, unit, scale text, color)
+        self._legend = None            # threejs backend: the ipywidgets.HTML legend under the canvas
         self._frames = {}              # name -> (T, length, colors): free frames on show, world poses
         self._image = None             # matplotlib backend: the ipywidgets.Image, made on demand
+        self._box = None               # threejs backend: VBox(renderer, legend), made on demand
         self.body_groups, self.link_meshes = [], []
         if self.backend == "threejs":
             self._build_scene()
         self.update(self.q)
 
     def __repr__(self):
-        return f"ArmView({self.model.name!r}, backend={self.backend!r})"
+        # The same text with either back end: nbval compares it between a full run and a test run.
+        return f"ArmView({self.model.name!r})"
 
     # --- public API ------------------------------------------------------------------------------
     @property
     def widget(self):
-        """The displayable widget: the pythreejs Renderer (or, with matplotlib, an ``ipywidgets.Image``)."""
+        """The displayable widget: the pythreejs Renderer above the arrow legend (with matplotlib, an ``ipywidgets.Image``)."""
         if self.backend == "threejs":
-            return self.renderer
+            if self._box is None:
+                import ipywidgets
+                self._box = ipywidgets.VBox([self.renderer, self.legend])
+            return self._box
         if self._image is None:
             import ipywidgets
             self._image = ipywidgets.Image(value=self._png(), format="png")
@@ -126,6 +155,7 @@ class ArmView:
         self.q = self.model.check_q(q).copy()
         if self.backend == "threejs":
             self._place(fk(self.model, self.q), self.body_groups, self.link_meshes)
+            self._fit_camera()
         elif self._image is not None:
             self._image.value = self._png()
 
@@ -135,6 +165,7 @@ class ArmView:
         if self.backend == "threejs":
             self._place(fk(self.model, self.ghost_q), self.ghost_groups, self.ghost_link_meshes)
             self.ghost_root.visible = True
+            self._fit_camera()
         elif self._image is not None:
             self._image.value = self._png()
 
@@ -143,19 +174,30 @@ class ArmView:
         self.ghost_q = None
         if self.backend == "threejs":
             self.ghost_root.visible = False
+            self._fit_camera()
         elif self._image is not None:
             self._image.value = self._png()
 
-    def show_arrows(self, name, origins, vectors, color=COLORS["arrow"], *, bodies=None, scale=1.0):
-        """Draw (or move) the arrow set ``name``: arrow ``k`` from ``origins[k]`` along ``scale·vectors[k]``.
+    def show_arrows(self, name, origins, vectors, color=COLORS["arrow"], *, bodies=None, scale=1.0, label=None,
+                    unit=""):
+        """Draw (or move) the arrow set ``name``: arrow ``k`` from ``origins[k]`` along ``vectors[k]``, scaled.
 
         ``origins``, ``vectors``: (k, 3) in world coordinates, or — when ``bodies`` is given (one body
         index per arrow) — in those bodies' frames at the current ``q`` (e.g. the linear parts of
-        ``rnea_trace(...).f``, which are body-frame quantities). Called again with the same
-        ``name``, the existing arrow objects are moved and recoloured in place. Zero vectors are hidden.
+        ``rnea_trace(...).f``, which are body-frame quantities). ``scale``:
+
+        * a number — metres of arrow per unit of the quantity (one scale for every arrow);
+        * ``"per_body"`` — every arrow the same length (a quarter of the scene), the direction only;
+          the magnitudes are listed in the legend (a force on the hand is as visible as one on the base);
+        * ``"log"`` — length ∝ log(1 + |v| / v_min), v_min = 10⁻³ of the largest: small and large
+          values both visible, order kept.
+
+        The legend under the view (``legend``; in the static figure, its legend box) gives the
+        set's colour, ``label`` (default ``name``) with ``unit``, and the scale. Called again with the
+        same ``name``, the existing arrow objects are moved and recoloured in place. Zero vectors are hidden.
         """
         o = np.atleast_2d(np.asarray(origins, dtype=float))
-        v = np.atleast_2d(np.asarray(vectors, dtype=float)) * float(scale)
+        v = np.atleast_2d(np.asarray(vectors, dtype=float))
         if o.shape != v.shape or o.shape[1:] != (3,):
             raise ValueError(f"origins, vectors: expected two (k, 3) arrays, got {o.shape} and {v.shape}")
         if bodies is not None:
@@ -165,9 +207,13 @@ class ArmView:
             T = fk(self.model, self.q)
             o = geometry.world_points(self.model, T, bodies, o)
             v = np.array([vk if b == BASE else T[b][:3, :3] @ vk for b, vk in zip(bodies, v)]).reshape(-1, 3)
+        v, scale_text = _scaled_arrows(v, scale, self.size.R, unit)
+        self._arrow_legend[name] = (label or name, unit, scale_text, color)
+        self._update_legend()
         self._arrows[name] = (o, v, color)
         if self.backend == "threejs":
             self._place_arrows(name, o, v, color)
+            self._fit_camera()
         elif self._image is not None:
             self._image.value = self._png()
 
@@ -178,11 +224,37 @@ class ArmView:
             if key not in self._arrows:
                 raise ValueError(f"name: no arrow set called {key!r}; sets are {list(self._arrows)}")
             del self._arrows[key]
+            self._arrow_legend.pop(key, None)
+            self._update_legend()
             if self.backend == "threejs":
                 group = self._arrow_groups.pop(key)
                 self.root.remove(group)
+        if self.backend == "threejs":
+            self._fit_camera()
         if self.backend != "threejs" and self._image is not None:
             self._image.value = self._png()
+
+    @property
+    def legend(self):
+        """An ``ipywidgets.HTML``: colour → quantity and scale of every arrow set (hidden while there are none)."""
+        if self._legend is None:
+            import ipywidgets
+            self._legend = ipywidgets.HTML(layout=ipywidgets.Layout(width=f"{self.width}px"))
+            self._update_legend()
+        return self._legend
+
+    def legend_lines(self):
+        """``[(colour, text)]``: one line per arrow set, e.g. ``("#d62728", "force f_i (N): 1 m of arrow = 120 N")``."""
+        return [(color, f"{label}{f' ({unit})' if unit else ''}: {text}")
+                for label, unit, text, color in self._arrow_legend.values()]
+
+    def _update_legend(self):
+        if self._legend is None:
+            return
+        lines = self.legend_lines()
+        self._legend.value = "".join(f'<div style="font-size:13px;line-height:1.4"><span style="color:{c}">'
+                                     f"&#9632;</span> {html.escape(t)}</div>" for c, t in lines)
+        self._legend.layout.display = None if lines else "none"
 
     @property
     def arrow_names(self):
@@ -209,6 +281,7 @@ class ArmView:
         self._frames[name] = (T.copy(), length, colors)
         if self.backend == "threejs":
             self._place_frame(name, T, length, colors)
+            self._fit_camera()
         elif self._image is not None:
             self._image.value = self._png()
 
@@ -219,6 +292,7 @@ class ArmView:
         del self._frames[name]
         if self.backend == "threejs":
             self._frame_groups[name].visible = False
+            self._fit_camera()
         elif self._image is not None:
             self._image.value = self._png()
 
@@ -227,16 +301,28 @@ class ArmView:
         """Names of the free frames on show (:meth:`show_frame`)."""
         return tuple(self._frames)
 
-    def figure(self):
-        """A static matplotlib Figure of the current state (any backend)."""
-        fig, ax = new_figure(self.width / 100, self.height / 100, dpi=FALLBACK_DPI, projection="3d")
+    def figure(self, legend=True):
+        """A static matplotlib Figure of the current state (any backend): 2D for a planar arm, else 3D.
+
+        ``legend``: add the arrow legend (colour → quantity, scale) under the drawing.
+        """
+        projection = None if geometry.is_planar(self.model) else "3d"
+        fig, ax = new_figure(self.width / 100, self.height / 100, dpi=FALLBACK_DPI, projection=projection)
         draw_arm_matplotlib(self.model, self.q, ax, frames=self.frames, com=self.com, ghost=self.ghost_q,
                             arrows=self._arrows, poses=self._frames, reach=self.size.R)
+        if legend and self._arrow_legend:
+            from matplotlib.lines import Line2D
+            handles = [Line2D([], [], color=c, lw=3, label=t) for c, t in self.legend_lines()]
+            fig.legend(handles=handles, loc="lower center", fontsize=9, frameon=False, ncol=1)
         return fig
+
+    def static_png(self, legend=True):
+        """The static picture of the current state as PNG bytes (any back end): what a reader without a kernel sees."""
+        return figure_png(self.figure(legend=legend))
 
     def _repr_mimebundle_(self, **kwargs):
         if self.backend == "threejs":
-            return _short_bundle(self.renderer, repr(self))
+            return _short_bundle(self.widget, repr(self))          # the canvas above its arrow legend
         return {"image/png": self._png(), "text/plain": repr(self)}
 
     def _ipython_display_(self):
@@ -271,27 +357,86 @@ class ArmView:
 
         up = geometry.up_vector(model)
         R = s.R
+        # The grid is the floor of a spatial arm; behind a planar arm it is a backdrop in the arm's
+        # plane (a floor would be seen edge-on, as a stack of lines across the picture).
+        if geometry.is_planar(model):
+            normal = geometry.view_direction(model) - (geometry.view_direction(model) @ up) * up
+            normal /= np.linalg.norm(normal)
+            grid_pose = self._pose(geometry.frame_along(normal), -0.05 * R * normal)
+        else:
+            grid_pose = self._pose(geometry.frame_along(up), np.zeros(3))
         grid = p3.GridHelper(size=2.4 * R, divisions=12, colorCenterLine="#b0b6c0", colorGrid="#d5d9e0",
-                             matrixAutoUpdate=False,
-                             matrix=geometry.three_matrix(self._pose(geometry.frame_along(up), np.zeros(3))))
+                             matrixAutoUpdate=False, matrix=geometry.three_matrix(grid_pose))
         base = self._mesh(self._cylinder, material("#555c66"),
                           geometry.cylinder_matrix(-0.03 * R * up, 0.0 * up, 0.07 * R))
         lights = [p3.AmbientLight(color="#ffffff", intensity=0.55),
                   p3.HemisphereLight(color="#ffffff", groundColor="#667080", intensity=0.65)]
         # The camera orbits the three.js origin (pythreejs' OrbitControls ignore a target set at
-        # creation), so the world is shifted to put the look-at point there.
-        target, distance = geometry.camera_target(model, R)
-        self.world = p3.Group(children=[self.root, grid, base], matrixAutoUpdate=False,
-                              matrix=geometry.three_matrix(self._pose(np.eye(3), -target)))
+        # creation), so the world is shifted to put the look-at point there (see _fit_camera).
+        self.world = p3.Group(children=[self.root, grid, base], matrixAutoUpdate=False, matrix=geometry.three_matrix(np.eye(4)))
         self.scene = p3.Scene(children=[self.world] + lights, background=self.background)
-        position = distance * geometry.view_direction(model)
-        self.camera = p3.PerspectiveCamera(position=tuple(position), up=tuple(up), fov=40,
+        position = 2.5 * R * geometry.view_direction(model)
+        self.camera = p3.PerspectiveCamera(position=tuple(position), up=tuple(up), fov=self.FOV,
                                            aspect=self.width / self.height, near=0.01 * R, far=100 * R,
                                            quaternion=tuple(geometry.look_at_quaternion(position, np.zeros(3), up)))
+        self.fit = None                  # (the world point at the look-at point, the world's scale) of the last fit
         self.controls = p3.OrbitControls(controlling=self.camera)
         self.renderer = p3.Renderer(camera=self.camera, scene=self.scene, controls=[self.controls],
                                     width=self.width, height=self.height, antialias=True,
                                     background=self.background)
+        _VIEWS[id(self.renderer)] = self
+
+    def drawn_points(self):
+        """World points (k, 3) the view shows now: arm, ghost, arrows, free frames and the base."""
+        return drawn_points(self.model, self.q, ghost=self.ghost_q, arrows=self._arrows, poses=self._frames)
+
+    def _camera_axes(self):
+        """The camera's axes (columns: right, up, toward the camera) from where it is now (a user's orbit included)."""
+        position = np.array(self.camera.position, dtype=float)
+        z = position / np.linalg.norm(position)
+        up = geometry.up_vector(self.model)
+        x = np.cross(up, z)
+        x = geometry._perpendicular(z) if np.linalg.norm(x) < 1e-9 else x / np.linalg.norm(x)
+        return np.column_stack([x, np.cross(z, x), z])
+
+    def _screen(self, points):
+        """Normalised screen coordinates (k, 2) of world ``points`` as the camera sees them (|x|, |y| ≤ 1: on the canvas)."""
+        centre, scale = self.fit
+        X = scale * (np.asarray(points) - centre) @ self._camera_axes()
+        t = np.tan(np.radians(self.FOV) / 2)
+        depth = np.linalg.norm(self.camera.position) - X[:, 2]
+        return np.c_[X[:, 0] / (depth * t * self.width / self.height), X[:, 1] / (depth * t)]
+
+    def _fit_camera(self, force=False):
+        """Frame :meth:`drawn_points` when they come near the canvas edge or shrink below ``REFIT_SHRINK`` of it.
+
+        The camera itself never moves (a user's orbit and zoom stay theirs, and nothing fights the
+        browser's OrbitControls): the fit is the ``world`` group's matrix, which moves the middle of
+        the drawing on screen to the look-at point and scales the scene so that it fills ``FILL`` of
+        the canvas — the same picture as moving the camera closer or farther.
+        """
+        P = self.drawn_points()
+        if not force and self.fit is not None:
+            xy = self._screen(P)
+            span = float(np.max(xy.max(axis=0) - xy.min(axis=0))) / 2
+            if np.all(np.abs(xy) <= self.REFIT_EDGE) and span >= self.REFIT_SHRINK * self.FILL:
+                return
+        axes = self._camera_axes()
+        lo, hi = geometry.bounding_box(P)
+        centre = (lo + hi) / 2
+        X = (P - centre) @ axes
+        centre = centre + axes[:, :2] @ ((X[:, :2].max(axis=0) + X[:, :2].min(axis=0)) / 2)
+        X = (P - centre) @ axes
+        pad = 1.5 * self.size.joint_half                         # markers have a size
+        t_v = np.tan(np.radians(self.FOV) / 2) * self.FILL
+        t_h = t_v * self.width / self.height
+        distance = float(np.max(X[:, 2] + np.maximum((np.abs(X[:, 0]) + pad) / t_h, (np.abs(X[:, 1]) + pad) / t_v)))
+        distance = max(distance, float(X[:, 2].max()) + 0.2 * self.size.R)
+        scale = float(np.linalg.norm(self.camera.position)) / distance
+        self.fit = (centre, scale)
+        M = np.eye(4)
+        M[:3, :3], M[:3, 3] = scale * np.eye(3), -scale * centre
+        self.world.matrix = geometry.three_matrix(M)
 
     @staticmethod
     def _pose(R, p):
@@ -384,6 +529,31 @@ class ArmView:
             self._frame_lengths[name] = length
         group.matrix = geometry.three_matrix(T)
         group.visible = True
+
+
+def _scaled_arrows(v, scale, R, unit=""):
+    """Arrow vectors (k, 3) for the quantity ``v`` (k, 3) drawn with ``scale``, and the scale in words."""
+    norms = np.linalg.norm(v, axis=1)
+    top = float(norms.max()) if norms.size else 0.0
+    u = f" {unit}" if unit else ""
+    if isinstance(scale, str):
+        if scale not in ("per_body", "log"):
+            raise ValueError(f"scale: expected a number, 'per_body' or 'log', got {scale!r}")
+        if top <= 0.0:
+            return np.zeros_like(v), "all zero"
+        direction = np.divide(v, norms[:, None], out=np.zeros_like(v), where=norms[:, None] > 0)
+        if scale == "per_body":
+            lengths = np.where(norms > 0, 0.25 * R, 0.0)
+            listed = ", ".join(f"{x:.3g}" for x in norms)
+            return direction * lengths[:, None], f"direction only, every arrow {0.25 * R:.3g} m; |·| = {listed}{u}"
+        floor = 1e-3 * top
+        lengths = 0.3 * R * np.log1p(norms / floor) / np.log1p(top / floor)
+        return direction * lengths[:, None], (f"log scale: the longest arrow ({0.3 * R:.3g} m) is {top:.3g}{u}; "
+                                              f"a tenth of it draws {np.log1p(100) / np.log1p(1000):.0%} as long")
+    scale = geometry.check_reach(scale, "scale", "a number > 0 (metres of arrow per unit), 'per_body' or 'log'")
+    if scale == 1.0 and not unit:
+        return v, "drawn to scale (m)"
+    return v * scale, f"1 m of arrow = {1 / scale:.3g}{u}"
 
 
 def _frame_colors(colors):

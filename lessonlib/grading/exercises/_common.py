@@ -15,6 +15,18 @@ def random_model(ctx, *, tree=False, n_min=2, n_max=6, prismatic=True):
     return samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=tree, prismatic=prismatic)
 
 
+def random_tree(ctx, n_min=3, n_max=6, prismatic=True):
+    """A random tree with at least one branch (a body whose parent is not the body before it).
+
+    A random tree of few bodies can come out as a chain; a check "on trees" must not pass an answer
+    that walks by ``i − 1`` only because its draw happened to be a chain.
+    """
+    while True:
+        model = random_model(ctx, tree=True, n_min=max(n_min, 3), n_max=n_max, prismatic=prismatic)
+        if any(p != i - 1 for i, p in enumerate(model.parent)):
+            return model
+
+
 def random_chain(ctx, n_min=2, n_max=6, prismatic=True):
     """A random serial chain (revolute and, if ``prismatic``, prismatic joints)."""
     return random_model(ctx, tree=False, n_min=n_min, n_max=n_max, prismatic=prismatic)

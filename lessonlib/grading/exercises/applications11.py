@@ -1,4 +1,4 @@
-"""Checks of exercise 11: gravity compensation, computed-torque control, identification (seed 004 §4.3–4.4).
+"""Checks of exercise 11: gravity compensation, computed-torque control, identification ([DB4 §4.3], [DB4 §4.4]).
 
 The student's controllers take a :class:`~lessonlib.model.Model` and may use the library's dynamics
 (``rnea``, ``crba``, ``bias_forces``): the exercise is the control law, so only the library's
@@ -7,7 +7,10 @@ regressor and the measured torques; the library's ``identify`` is unavailable. E
 with the library and with an identity that does not use it: a gravity-compensated arm at rest does
 not accelerate, the computed-torque loop obeys ``q̈ = q̈_d + K_d ė + K_p e`` (forward dynamics of the
 commanded torque), noise-free data give back the true base parameters with ``R² = 1``, and the
-least-squares residual is orthogonal to the regressor.
+least-squares residual is orthogonal to the regressor. The notebook's "solve it on W, not through the
+normal equations" is enforced by ``app-fit-stable``: a ``W`` of condition number 1e7, where
+``(WᵀW)⁻¹ Wᵀ τ`` (with an inverse or a solve) loses about ``cond(W)² · 1e-16`` of θ and ``lstsq`` about
+``cond(W) · 1e-16``.
 
 =========================  ======  ====================================================================
 check                      points  what it tests
@@ -17,6 +20,7 @@ check                      points  what it tests
 ``app-ct-law``             2       ``computed_torque`` against the library's controller (also a wrong model)
 ``app-ct-closed-loop``     1       ``computed_torque``: ``ABA(q, q̇, τ) = q̈_d + K_d ė + K_p e`` (UR5, chains)
 ``app-fit-exact``          1       ``fit_parameters`` on noise-free data: the true ``θ_b`` and ``R² = 1``
+``app-fit-stable``         1       ``fit_parameters`` on a badly conditioned ``W``: solved on W, not WᵀW
 ``app-fit-noisy``          1       ``fit_parameters`` on noisy data: ``θ_b`` as ``identify``; normal equations
 ``app-fit-r2``             1       ``fit_parameters``: ``R²`` as ``identify`` (per-joint means)
 =========================  ======  ====================================================================
@@ -102,7 +106,7 @@ def pd_law(ctx, pd_gravity):
         call = f"pd_gravity(model, q, qd, q_ref, Kp, Kd, gravity=g) on a random {n}-link chain, {gains_text(Kp)}"
         expected = gravity_compensation(model, gravity=g, Kp=Kp, Kd=Kd, q_ref=q_ref)(0.0, q, qd)
         ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected, call=call,
-                         hint="tau = g(q) + Kp (q_ref - q) - Kd qd: the damping acts on qd itself, not on an error")
+                         hint="tau = g(q) + Kp (q_ref - q) - Kd qd (the damping acts on qd itself)")
 
 
 # --- (b) computed torque ---------------------------------------------------------------------------
@@ -185,6 +189,37 @@ def fit_exact(ctx, fit_parameters):
                      hint="solve min ||W theta - tau||^2 with tau = TAU.ravel() (sample after sample), "
                           "e.g. numpy.linalg.lstsq(W, tau, rcond=None)[0]")
     ctx.expect_close("r2", r2, 1.0, call=call, hint="a perfect fit leaves no residual: R^2 = 1")
+
+
+#: Condition number of ``app-fit-stable``'s regressor, and the relative accuracy of θ it asks for: ``lstsq``
+#: (QR / SVD of W) reaches ≤ 4e-10 there, the normal equations ≥ 1.7e-5 (cond(W)² eps; both measured over 300 draws).
+FIT_ILL_CONDITION = 1e7
+FIT_RTOL = 1e-6
+
+
+def badly_conditioned_fit(ctx):
+    """``(W (N·n, r), TAU (N, n), θ)`` with noise-free ``TAU = W θ`` and singular values of W from 1 to 1e-7."""
+    N, n, r = int(ctx.rng.integers(40, 80)), int(ctx.rng.integers(2, 4)), int(ctx.rng.integers(6, 11))
+    U, _ = np.linalg.qr(ctx.rng.normal(size=(N * n, r)))
+    V, _ = np.linalg.qr(ctx.rng.normal(size=(r, r)))
+    W = U @ np.diag(np.logspace(0.0, -np.log10(FIT_ILL_CONDITION), r)) @ V.T
+    theta = ctx.rng.normal(size=r)
+    return W, (W @ theta).reshape(N, n), theta
+
+
+@EXERCISE.check("app-fit-stable", points=1, functions=("fit_parameters",),
+                title="least squares on a badly conditioned regressor: solved on W, not on W^T W")
+def fit_stable(ctx, fit_parameters):
+    for _ in range(2):
+        W, TAU, theta_true = badly_conditioned_fit(ctx)
+        call = (f"fit_parameters(W {W.shape}, TAU {TAU.shape}) with W of condition number {FIT_ILL_CONDITION:.0e} "
+                "and noise-free torques")
+        theta, _ = fit_result(ctx, ctx.call(fit_parameters, W, TAU), W.shape[1], call)
+        ctx.expect_close("theta (the true parameters)", theta, theta_true,
+                         atol=FIT_RTOL * float(np.abs(theta_true).max()), call=call,
+                         hint="the normal equations W^T W theta = W^T tau square the condition number (1e14 here: "
+                              "about 1e-2 of theta is lost, with an inverse or a solve alike); numpy.linalg.lstsq "
+                              "works on W itself")
 
 
 @EXERCISE.check("app-fit-noisy", points=1, functions=("fit_parameters",),

@@ -1,6 +1,6 @@
 """Checks of exercise 03: rigid-body inertia — spatial inertia, parallel axes, kinetic energy, consistency.
 
-Seed 001 (惯量和力旋量, 单刚体运动方程) and seed 000 §2.1 (the single link's ``I_O``). The student writes
+[LG, 惯量和力旋量], [LG, 单刚体运动方程] and [WJ §2.1] (the single link's ``I_O``). The student writes
 ``spatial_inertia``, ``parallel_axis``, ``kinetic_energy`` and ``is_physical``. While grading,
 ``lessonlib.spatial`` (inertia, inertia_params, transform_inertia, the consistency checks) and the
 modules that validate or use inertias for them (model, samples, dynamics, ...) are unavailable;
@@ -112,7 +112,7 @@ def check_spatial_momentum(ctx, spatial_inertia):
 @EXERCISE.check("inertia-parallel-axis", points=1, functions=("parallel_axis",),
                 title="parallel_axis: I_O = I_c + m(|d|²1 − ddᵀ)")
 def check_parallel_axis(ctx, parallel_axis):
-    rod_I_c = np.diag([1 / 12, 0.0, 1 / 12])                          # seed 000's link: 1 kg, 1 m rod along y
+    rod_I_c = np.diag([1 / 12, 0.0, 1 / 12])                          # [WJ §2.1]'s link: 1 kg, 1 m rod along y
     call = "parallel_axis(m=1, I_c=diag(1/12, 0, 1/12), d=[0, -0.5, 0]) (the pendulum rod of lesson 03)"
     I_O = ctx.expect_shape("I_O (3, 3)", ctx.call(parallel_axis, 1.0, rod_I_c, np.array([0.0, -0.5, 0.0])), (3, 3),
                            call=call)
@@ -177,6 +177,12 @@ def _expect_verdict(ctx, is_physical, label, m, c, I_c, expected):
                  hint=HINTS[label.split(":")[0]])
 
 
+def _unit_box(ctx):
+    """A rotated rotational inertia with entries of at most 1 (so the notebook's tol is exactly 1e-9)."""
+    a, b = ctx.rng.uniform(0.2, 0.5, 2)
+    return _rotated(ctx, [a, b, 0.5 * (a + b)])
+
+
 def _indent(text):
     return "\n".join("    " + line for line in text.splitlines())
 
@@ -186,8 +192,15 @@ HINTS = {
     "mass": "the mass must be > 0",
     "symmetry": "I_c must be symmetric: |I_c − I_cᵀ| ≤ tol",
     "boundary": "thin rods (one zero moment) and flat plates (I1 + I2 = I3) are valid: compare with a tolerance",
-    "moments": "use the principal moments (np.linalg.eigvalsh), not the diagonal: the axes are rotated",
+    "moments": ("test the principal moments, the eigenvalues of I_c (np.linalg.eigvalsh) — in rotated axes they are "
+                "not the diagonal entries: I1 >= -tol and I1 + I2 >= I3 - tol"),
+    "tolerance": ("this body misses one condition (symmetry, I1 >= 0 or I1 + I2 >= I3) by about 100 tol: test the "
+                  "principal moments (np.linalg.eigvalsh, not the diagonal: the axes are rotated) and the symmetry with "
+                  "tol = 1e-9 * max(1, abs(I_c).max()), as the notebook says — a looser tolerance (np.allclose's, "
+                  "1e-6, ...) lets it through"),
 }
+#: How far past a boundary the "tolerance" cases lie, in units of the notebook's tol (1e-9 here: |I_c| <= 1).
+PAST_TOL = 100 * 1e-9
 
 
 @EXERCISE.check("inertia-physical-mass", points=1, functions=("is_physical",),
@@ -201,7 +214,9 @@ def check_physical_mass(ctx, is_physical):
              ("valid: another random box", *bodies[2], True),
              ("mass: m = 0", 0.0, bodies[3][1], bodies[3][2], False),
              ("mass: m < 0", -bodies[3][0], bodies[3][1], bodies[3][2], False),
-             ("symmetry: I_c plus a skew part of size 0.05", *bodies[0][:2], bodies[0][2] + skew, False)]
+             ("symmetry: I_c plus a skew part of size 0.05", *bodies[0][:2], bodies[0][2] + skew, False),
+             ("tolerance: a unit-sized I_c plus a skew part of 100 tol", bodies[2][0], bodies[2][1],
+              _unit_box(ctx) + skew / 0.05 * PAST_TOL, False)]
     for i in ctx.rng.permutation(len(cases)):
         label, m, c, I_c, expected = cases[i]
         assert _reference_physical(m, c, I_c) == expected, f"checker self-test: {label}"
@@ -219,7 +234,10 @@ def check_physical_moments(ctx, is_physical):
              ("moments: one negative moment, rotated", _rotated(ctx, [-0.1 * a, a, a]), False),
              ("moments: I1 + I2 < I3, rotated", _rotated(ctx, np.array([1.0, 1.0, 3.0]) * a), False),
              ("moments: positive diagonal but a negative eigenvalue", np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0],
-                                                                             [0.0, 0.0, 1.0]]) * a, False)]
+                                                                             [0.0, 0.0, 1.0]]) * a, False),
+             ("tolerance: a flat plate short of I1 + I2 = I3 by about 100 tol, rotated", _rotated(ctx, [a, b, a + b + PAST_TOL]),
+              False),
+             ("tolerance: a thin rod whose zero moment is -100 tol, rotated", _rotated(ctx, [-PAST_TOL, a, a]), False)]
     for i in ctx.rng.permutation(len(cases)):
         label, I_c, expected = cases[i]
         assert _reference_physical(m, c, I_c) == expected, f"checker self-test: {label}"

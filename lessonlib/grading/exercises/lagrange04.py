@@ -1,14 +1,14 @@
 """Checks of exercise 04: Lagrange's equations — the pendulum, and M, g, C of the two-link arm.
 
-Seed 000 §2.1 (the single link, τ = I_O q̈ + m g₀ ℓ sin q) and seed 004 §4.2 (the four Lagrange
+[WJ §2.1] (the single link, τ = I_O q̈ + m g₀ ℓ sin q) and [DB4 §4.2] (the four Lagrange
 steps, the two-link M(q)). The student derives with sympy in the answer cells and returns
 **numbers**: the grader only ever receives plain data from the kernel, so each function takes
 the state and a dict of the arm's parameters and evaluates the student's own derivation
 (``sp.lambdify``). While grading, every dynamics route of the library is unavailable
 (``lessonlib.dynamics``, ``kinematics``, ``batch``, ``check``, ``constraints``); sympy stays.
 
-The two-link arm is seed 004's, with the centres of mass at distances ``lc1``, ``lc2`` from the
-joints (seed 004: ``lc = l/2``), so the closed form of the lesson has to be derived, not copied.
+The two-link arm is [DB4 §4.2]'s, with the centres of mass at distances ``lc1``, ``lc2`` from the
+joints ([DB4]: ``lc = l/2``), so the closed form of the lesson has to be derived, not copied.
 References: a Model of the same arm (CRBA, RNEA, the polarised Christoffel matrix), closed forms
 (self-tested against the Model), link-by-link kinetic energies and central differences.
 
@@ -17,9 +17,9 @@ check                          points  what it tests
 =============================  ======  ======================================================
 ``lagrange-pendulum-static``   1       ``pendulum_torque`` at rest: m g₀ ℓ sin q
 ``lagrange-pendulum-dynamic``  1       ... in motion: (I_c + m ℓ²) q̈, no velocity term
-``lagrange-mass-seed004``      1       ``mass_matrix_2link`` with seed 004's numbers
+``lagrange-mass-db4``          1       ``mass_matrix_2link`` with [DB4 §4.2]'s numbers
 ``lagrange-mass-random``       1       ... random arms: CRBA, ½ q̇ᵀ M q̇ = Σ link energies
-``lagrange-gravity-seed004``   1       ``gravity_2link`` with seed 004's numbers
+``lagrange-gravity-db4``       1       ``gravity_2link`` with [DB4 §4.2]'s numbers
 ``lagrange-gravity-random``    1       ... random arms: RNEA(q, 0, 0) and ∂U/∂q
 ``lagrange-coriolis-cqd``      1       ``coriolis_2link``: C q̇ = RNEA(q, q̇, 0) without gravity
 ``lagrange-coriolis-skew``     1       ... C is Christoffel's: Ṁ − 2C skew-symmetric
@@ -40,8 +40,8 @@ EXERCISE = Exercise(
              "lessonlib.constraints", "lessonlib.complexity", "lessonlib.viz"),
     copy_targets=("lessonlib.dynamics.lagrange",))
 
-#: Seed 004 §4.2: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link; I_i = m l²/12 (uniform rods).
-SEED004 = dict(l1=0.5, lc1=0.25, lc2=0.25, m1=5.0, m2=5.0, I1=5 / 48, I2=5 / 48, g0=9.81)
+#: [DB4 §4.2]: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link; I_i = m l²/12 (uniform rods).
+DB4_ARM = dict(l1=0.5, lc1=0.25, lc2=0.25, m1=5.0, m2=5.0, I1=5 / 48, I2=5 / 48, g0=9.81)
 _Z = [0.0, 0.0, 1.0]
 FD_STEP = 1e-6
 
@@ -57,13 +57,13 @@ def fmt_params(p):
 # --- the arms as Models (judge side) --------------------------------------------------------------------
 
 def pendulum_model(link):
-    """Seed 000's link: COM ``ell`` below the axis when q = 0, inertia ``I_c`` about the COM axis."""
+    """[WJ §2.1]'s link: COM ``ell`` below the axis when q = 0, inertia ``I_c`` about the COM axis."""
     G = spatial.inertia(link["m"], [0.0, -link["ell"], 0.0], np.diag([link["I_c"], 0.0, link["I_c"]]))
     return Model([-1], [Joint("revolute", _Z)], [np.eye(4)], [G], gravity=[0.0, -link["g0"], 0.0], name="pendulum")
 
 
 def two_link_model(arm):
-    """Seed 004's planar arm: joints about z, link i along its body x, COM at lc_i, gravity −y."""
+    """[DB4 §4.2]'s planar arm: joints about z, link i along its body x, COM at lc_i, gravity −y."""
     T2 = np.eye(4)
     T2[0, 3] = arm["l1"]
     G = [spatial.inertia(arm[f"m{i}"], [arm[f"lc{i}"], 0.0, 0.0], np.diag([0.0, arm[f"I{i}"], arm[f"I{i}"]]))
@@ -143,7 +143,7 @@ def random_link(ctx):
 def pendulum_reference(q, qd, qdd, link):
     tau = rnea(pendulum_model(link), [q], [qd], [qdd])[0]
     closed = (link["I_c"] + link["m"] * link["ell"] ** 2) * qdd + link["m"] * link["g0"] * link["ell"] * np.sin(q)
-    assert np.isclose(tau, closed, atol=1e-9), "checker self-test: seed 000's single link"
+    assert np.isclose(tau, closed, atol=1e-9), "checker self-test: [WJ §2.1]'s single link"
     return tau
 
 
@@ -175,14 +175,14 @@ def check_pendulum_dynamic(ctx, pendulum_torque):
 
 # --- (b) the mass matrix -------------------------------------------------------------------------------------
 
-@EXERCISE.check("lagrange-mass-seed004", points=1, functions=("mass_matrix_2link",),
-                title="mass_matrix_2link with seed 004's numbers")
-def check_mass_seed004(ctx, mass_matrix_2link):
+@EXERCISE.check("lagrange-mass-db4", points=1, functions=("mass_matrix_2link",),
+                title="mass_matrix_2link with [DB4]'s numbers")
+def check_mass_db4(ctx, mass_matrix_2link):
     for q2 in [0.0, np.pi / 2, np.pi, ctx.rng.uniform(-np.pi, np.pi)]:
         q = np.array([ctx.rng.uniform(-np.pi, np.pi), q2])
-        _self_test(q, ctx.rng.normal(size=2), SEED004)
-        call = f"mass_matrix_2link(q={fmt(q)}, arm=seed 004's {fmt_params(SEED004)})"
-        ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_2link, q, SEED004), mass_closed(q, SEED004), call=call,
+        _self_test(q, ctx.rng.normal(size=2), DB4_ARM)
+        call = f"mass_matrix_2link(q={fmt(q)}, arm=[DB4 §4.2]'s {fmt_params(DB4_ARM)})"
+        ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_2link, q, DB4_ARM), mass_closed(q, DB4_ARM), call=call,
                          hint="T = Σ ½ m_i |v_ci|² + ½ I_i ω_i² with ω_1 = qd1, ω_2 = qd1 + qd2; "
                               "M = hessian of T in qd")
 
@@ -199,20 +199,20 @@ def check_mass_random(ctx, mass_matrix_2link):
         ctx.expect_close(f"½ qdᵀ M qd for qd = {fmt(qd)} (the links' kinetic energy)", 0.5 * qd @ M @ qd,
                          kinetic_by_links(q, qd, arm), call=call,
                          hint="v_c2 = d/dt (l1 (cos q1, sin q1) + lc2 (cos(q1+q2), sin(q1+q2))); "
-                              "the COM is at lc_i, not l_i/2")
+                              "the COM of link i sits lc_i from its joint")
         ctx.expect_close("M (2, 2)", M, crba(model, q), call=call)
 
 
 # --- (c) gravity ---------------------------------------------------------------------------------------------
 
-@EXERCISE.check("lagrange-gravity-seed004", points=1, functions=("gravity_2link",),
-                title="gravity_2link with seed 004's numbers")
-def check_gravity_seed004(ctx, gravity_2link):
+@EXERCISE.check("lagrange-gravity-db4", points=1, functions=("gravity_2link",),
+                title="gravity_2link with [DB4]'s numbers")
+def check_gravity_db4(ctx, gravity_2link):
     cases = [np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([-np.pi / 2, 0.0])] + [ctx.rng.uniform(-np.pi, np.pi, 2)
                                                                                      for _ in range(2)]
     for q in cases:
-        call = f"gravity_2link(q={fmt(q)}, arm=seed 004's {fmt_params(SEED004)})"
-        ctx.expect_close("g (2,)", ctx.call(gravity_2link, q, SEED004), gravity_closed(q, SEED004), call=call,
+        call = f"gravity_2link(q={fmt(q)}, arm=[DB4 §4.2]'s {fmt_params(DB4_ARM)})"
+        ctx.expect_close("g (2,)", ctx.call(gravity_2link, q, DB4_ARM), gravity_closed(q, DB4_ARM), call=call,
                          hint="U = Σ m_i g0 y_ci with y_c1 = lc1 sin q1, y_c2 = l1 sin q1 + lc2 sin(q1 + q2); "
                               "g = dU/dq")
 

@@ -1,6 +1,6 @@
 """Checks of exercise 02: the Lie algebra se(3) — hat, Ad, ad and the bracket, wrenches and power.
 
-Seed 001 (李代数, 伴随表示, 换位子, 惯量和力旋量) and seed 000 §2.2 (F = [n; f], P = FᵀV, X = Ad). The
+[LG, 李代数], [LG, 换位子], [LG, 惯量和力旋量] and [WJ §2.2] (F = [n; f], P = FᵀV, X = Ad). The
 student writes ``se3_hat``, ``Ad``, ``ad``, ``bracket``, ``wrench_of_force`` and ``wrench_in_b``;
 ``so3.hat`` is theirs to use (lesson 01), everything that computes Ad / ad for them is unavailable
 while grading (``lessonlib.se3``, ``spatial``, ``kinematics``, ...; Modern Robotics is refused
@@ -15,7 +15,7 @@ check                      points  what it tests
 ``twist-adjoint``          1       ``Ad``: against the library and ``T hat(ξ) T⁻¹``
 ``twist-adjoint-group``    1       ``Ad``: a homomorphism; Modern Robotics' documented example
 ``twist-small-ad``         1       ``ad``: the 6x6 ``[[ [ω], 0 ], [ [v], [ω] ]]``
-``twist-bracket``          1       ``bracket``: commutator, antisymmetry, Jacobi, seed 001's table
+``twist-bracket``          1       ``bracket``: commutator, antisymmetry, Jacobi, [LG, 换位子]'s table
 ``twist-wrench-point``     1       ``wrench_of_force``: ``[r × f; f]``
 ``twist-wrench-frame``     1       ``wrench_in_b``: ``F_b = Ad(T_ab)ᵀ F_a``, equal power
 ``twist-wrench-spanner``   1       both, on lesson 02's spanner (4 W in every frame)
@@ -43,7 +43,7 @@ MR_AD = np.array([[1, 0, 0, 0, 0, 0], [0, 0, -1, 0, 0, 0], [0, 1, 0, 0, 0, 0],
 #: Modern Robotics' documented ad example: ad([1, 2, 3, 4, 5, 6]).
 MR_ad = np.array([[0, -3, 2, 0, 0, 0], [3, 0, -1, 0, 0, 0], [-2, 1, 0, 0, 0, 0],
                   [0, -6, 5, 0, -3, 2], [6, 0, -4, 3, 0, -1], [-5, 4, 0, -2, 1, 0]], dtype=float)
-#: Seed 001's names of the se(3) basis: unit rotations w_i, w_j, w_k and unit translations v_i, v_j, v_k.
+#: [LG, 换位子]'s names of the se(3) basis: unit rotations w_i, w_j, w_k and unit translations v_i, v_j, v_k.
 BASIS = ("w_i", "w_j", "w_k", "v_i", "v_j", "v_k")
 
 
@@ -105,7 +105,7 @@ def check_Ad_group(ctx, Ad):
                               for T in (T1, T2, T1 @ T2, se3.inv(T1)))
         ctx.expect_close("Ad(T1 @ T2) - Ad(T1) @ Ad(T2)", A12 - A1 @ A2, np.zeros((6, 6)),
                          call="Ad of a product of two random transforms",
-                         hint="Ad is a group homomorphism; check the lower-left block [p] R")
+                         hint="Ad(T) = [[R, 0], [[p] R, R]] turns products into products: Ad(T1 T2) = Ad(T1) Ad(T2)")
         ctx.expect_close("Ad(inv(T)) @ Ad(T)", A1inv @ A1, np.eye(6),
                          call="Ad of a random transform and of its inverse")
 
@@ -131,11 +131,11 @@ def check_ad(ctx, ad):
 
 
 @EXERCISE.check("twist-bracket", points=1, functions=("bracket",),
-                title="bracket: [x, y] = vee(XY - YX), antisymmetric, Jacobi, seed 001's basis table")
+                title="bracket: [x, y] = vee(XY - YX), antisymmetric, Jacobi, the basis table of [LG]")
 def check_bracket(ctx, bracket):
     E = np.eye(6)
-    for a, b in ((0, 1), (1, 2), (2, 0), (0, 4), (1, 5), (2, 3), (3, 4), (0, 3)):     # seed 001's table
-        call = f"bracket({BASIS[a]}, {BASIS[b]}) (seed 001's basis twists)"
+    for a, b in ((0, 1), (1, 2), (2, 0), (0, 4), (1, 5), (2, 3), (3, 4), (0, 3)):     # [LG, 换位子]'s table
+        call = f"bracket({BASIS[a]}, {BASIS[b]}) ([LG]'s basis twists)"
         ctx.expect_close(f"[{BASIS[a]}, {BASIS[b]}]", ctx.call(bracket, E[a], E[b]), se3.ad(E[a]) @ E[b], call=call,
                          hint="rotations bracket like the cross product, [w_i, v_j] = v_k, translations commute")
     for _ in range(2):

@@ -1,6 +1,6 @@
 """Checks of exercise 01: groups and SO(3) — hat/vee, exp by Rodrigues, log (also near π), the axioms.
 
-Seed 001 (李群, 李代数, 指数映射). The student writes ``hat``, ``vee``, ``so3_exp``, ``so3_log`` and
+[LG, 李群] and [LG, 李代数] (the exponential map, 指数映射). The student writes ``hat``, ``vee``, ``so3_exp``, ``so3_log`` and
 ``group_axioms`` with NumPy only: while grading, all of ``lessonlib``'s Lie-group code (and the
 modules that could compute a rotation for them: model, kinematics, dynamics, ...) and SciPy /
 SymPy (``expm``, ``Rotation``, ``Matrix.exp``) are unavailable. Each check compares with the
@@ -45,6 +45,9 @@ MR_EXP = np.array([[-0.69492056, 0.71352099, 0.08929286],
 AXIOMS = ("closure", "associativity", "identity", "inverse")
 #: Tolerance of "the same element" in group_axioms (the notebook states it).
 AXIOM_TOL = 1e-9
+#: A finite group of singular matrices: its identity is the projection P, so inverses exist only within the set
+#: (the notebook's "search the set, not np.linalg.inv" is what passes it).
+PROJECTION_GROUP = "{P, -P} for a projection P onto a plane (a group whose identity is P, not I)"
 
 
 def unit(ctx):
@@ -90,7 +93,8 @@ def _expect_rotation(ctx, R, phi, call):
                      hint="Rodrigues: R = I + (sin θ/θ)[φ] + ((1 - cos θ)/θ²)[φ]² with θ = |φ|")
     ctx.expect_close("det R", np.linalg.det(R), 1.0, call=call)
     ctx.expect_close("R @ φ (the axis does not move)", R @ phi, phi, call=call,
-                     hint="check the sign of the [φ] term: [φ] is hat(φ), not its transpose")
+                     hint="exp([φ]) turns about φ itself, so R φ = φ: check that hat satisfies [φ] x = φ × x and that the formula "
+                          "uses φ")
 
 
 @EXERCISE.check("lie-exp", points=1, functions=("so3_exp",), title="so3_exp: Rodrigues' formula")
@@ -222,6 +226,7 @@ def _finite_sets(ctx):
     half_turns = [np.eye(3)] + [rotation_about(a, np.pi) for a in np.eye(3)]
     C = cyclic(u, k)
     P = np.diag([1.0, 1.0, 0.0])
+    P_turned = R0 @ P @ R0.T                                            # a projection onto a tilted plane
     groups = {
         f"C{k}: the {k} rotations about one axis by multiples of 360°/{k}": C,
         f"D{k}: {k} rotations about z and {k} half-turns, rotated": dihedral(k, R0),
@@ -230,6 +235,7 @@ def _finite_sets(ctx):
         "{I, a reflection in the xy plane} (a group that is not in SO(3))": [np.eye(3), np.diag([1.0, 1.0, -1.0])],
         "{I}": [np.eye(3)],
         f"C{k} about a line not through the origin, as 4x4 transforms": in_se3(C, T),
+        PROJECTION_GROUP: [P_turned, -P_turned],
     }
     others = {
         f"C{k} without one of its rotations": C[:1] + C[2:],
@@ -269,8 +275,9 @@ def _axioms_call(ctx, group_axioms, label, elements, keys):
 HINTS = {
     "closure": "closure: every product A @ B of two elements (also A @ A) must be in the set, up to tol",
     "identity": "identity: some element e of the set with e @ A = A @ e = A for every A in the set",
-    "inverse": ("inverse: for every A some B in the set with A @ B = B @ A = e (the identity element); "
-                "search the set, do not call np.linalg.inv (a projection has no inverse); no e means False"),
+    "inverse": ("inverse: for every A some B in the set with A @ B = B @ A = e, the set's own identity element "
+                "(which need not be I: a projection P is the identity of {P, -P}); search the set for B — "
+                "np.linalg.inv looks for A^-1 with A A^-1 = I, which a projection does not have; no e means False"),
     "associativity": "associativity: A @ (B @ C) = (A @ B) @ C for all triples, up to tol",
 }
 
@@ -290,8 +297,8 @@ def check_axioms_closure(ctx, group_axioms):
                 title="group_axioms: inverse and associativity on finite sets of matrices")
 def check_axioms_inverse(ctx, group_axioms):
     groups, others = _finite_sets(ctx)
-    names_g = list(groups)
-    picks = [names_g[i] for i in ctx.rng.choice(len(names_g), 2, replace=False)]
+    names_g = [name for name in groups if name != PROJECTION_GROUP]
+    picks = [names_g[i] for i in ctx.rng.choice(len(names_g), 2, replace=False)] + [PROJECTION_GROUP]
     picks += ["{I, a projection diag(1, 1, 0)}", "{I, the zero matrix}", f"{list(others)[0]}", f"{list(others)[1]}"]
     for label in [picks[i] for i in ctx.rng.permutation(len(picks))]:
         _axioms_call(ctx, group_axioms, label, {**groups, **others}[label], ("inverse", "associativity"))

@@ -1,14 +1,18 @@
-"""Checks of exercise 05: the recursive Newton–Euler algorithm (seed 000 §2.2, seed 003, seed 004 §4.1).
+"""Checks of exercise 05: the recursive Newton–Euler algorithm ([WJ §2.2], [RNE05], [DB4 §4.1]).
 
 The student writes four functions; each check feeds them random inputs drawn from ``ctx.rng`` and
 compares with the library (``rnea_trace``, ``rnea``) and with identities that do not use the RNEA
-at all (moments of weights, Jacobian-transpose gravity, the CRBA mass matrix).
+at all (moments of weights, Jacobian-transpose gravity, the CRBA mass matrix). Known mistakes
+(a weight at the rod's end, ``X_i`` where ``X_iᵀ`` belongs, the velocity-product or gyroscopic term
+dropped or turned around, ``f_ext`` with the wrong sign, gravity with the wrong sign or ignored) are
+the lesson's recursion written here with one piece replaced; the full-RNEA checks also receive the
+student's ``outward_pass`` and ``inward_pass`` to say which of them is wrong when ``rnea`` fails.
 
 ========================  ======  ==========================================================
 check                     points  what it tests
 ========================  ======  ==========================================================
-``rnea-static``           1       ``static_torques``: two horizontal rods (seed 003: τ = (20, 5))
-``rnea-static-tip``       1       ... with a point load at the tip (seed 003: τ = (40, 15))
+``rnea-static``           1       ``static_torques``: two horizontal rods ([RNE05]: τ = (20, 5))
+``rnea-static-tip``       1       ... with a point load at the tip ([RNE05]: τ = (40, 15))
 ``rnea-outward-v``        1       ``outward_pass``: body twists ``v_i``
 ``rnea-outward-a``        1       ``outward_pass``: spatial accelerations ``a_i`` (gravity as ``a_0``)
 ``rnea-inward``           1       ``inward_pass``: joint torques from given ``v, a``
@@ -22,12 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import samples, spatial
+from functools import partial
+
+from ... import samples, se3, spatial
 from ...conventions import ANG, LIN, base_acceleration
 from ...dynamics import crba, rnea, rnea_trace
-from ...kinematics import body_twists, fk, jacobian
+from ...kinematics import body_twists, fk, jacobian, joint_transforms
 from ...model import Joint, Model
-from ..checker import Exercise
+from ..checker import Exercise, Variant
 from ._common import random_chain, random_gravity, random_state
 
 EXERCISE = Exercise(
@@ -36,14 +42,14 @@ EXERCISE = Exercise(
     copy_targets=("lessonlib.dynamics.rnea", "lessonlib.dynamics.rnea_classic", "lessonlib.dynamics.rnea_poe",
                   "lessonlib.dynamics.denoc", "lessonlib.batch"))
 
-#: Seed 003's worked case: two 1 m / 1 kg rods, g = 10 m/s²; (20, 5) N·m, (40, 15) with 1 kg at the tip.
-SEED003 = dict(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=10.0)
+#: [RNE05]'s worked case: two 1 m / 1 kg rods, g = 10 m/s²; (20, 5) N·m, (40, 15) with 1 kg at the tip.
+RNE05_RODS = dict(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=10.0)
 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
 def two_rods(L1, L2, m1, m2, g, tip_mass=0.0):
-    """Seed 003's arm as a Model: uniform rods along body x, joints about z, gravity −y (g m/s²)."""
+    """[RNE05]'s arm as a Model: uniform rods along body x, joints about z, gravity −y (g m/s²)."""
     T2 = np.eye(4)
     T2[0, 3] = L1
     rod = lambda m, L: np.diag([0.0, m * L * L / 12, m * L * L / 12])   # noqa: E731
@@ -81,12 +87,143 @@ def gravity_by_jacobians(model, q, g):
 
 
 
-# --- (a) static torques (seed 003) -------------------------------------------------------------
+# --- known mistakes (judge side): the lesson's equations with one piece replaced ------------------
+
+def static_with(L1, L2, m1, m2, g, tip_mass=0.0, *, at=0.5, rod2_from_joint1=None):
+    """Static torques with the rod weights at ``at`` × the rod's length; ``rod2_from_joint1``: rod 2's
+    lever about joint 1 (default ``L1 + at·L2``)."""
+    lever2 = L1 + at * L2 if rod2_from_joint1 is None else rod2_from_joint1(L1, L2)
+    tau2 = g * (m2 * at * L2 + tip_mass * L2)
+    return np.array([g * (m1 * at * L1 + m2 * lever2 + tip_mass * (L1 + L2)), tau2])
+
+
+def _motion(X, m):                         # motion crosses joint i with X_i
+    return X @ m
+
+
+def _force(X, f):                          # force comes back with X_iᵀ
+    return X.T @ f
+
+
+def _velocity_product(v, vJ):              # ad(v_i) S_i q̇_i
+    return se3.ad(v) @ vJ
+
+
+def _gyroscopic(v, I):                     # ad*(v_i) I_i v_i
+    return se3.ad_dual(v) @ I @ v
+
+
+def outward_with(X, S, qd, qdd, a0, *, motion=_motion, product=_velocity_product, start=None):
+    """The outward pass v_i = X_i v_(i−1) + S_i q̇_i, a_i = X_i a_(i−1) + S_i q̈_i + ad(v_i) S_i q̇_i — or a
+    slip: another ``motion`` transform, another velocity ``product``, another ``start`` than ``a0``."""
+    n = len(qd)
+    v, a = np.zeros((n, 6)), np.zeros((n, 6))
+    v_p, a_p = np.zeros(6), np.asarray(a0 if start is None else start, dtype=float)
+    for i in range(n):
+        v[i] = motion(X[i], v_p) + S[i] * qd[i]
+        a[i] = motion(X[i], a_p) + S[i] * qdd[i] + product(v[i], S[i] * qd[i])
+        v_p, a_p = v[i], a[i]
+    return v, a
+
+
+def inward_with(X, S, I, v, a, f_ext=None, *, force=_force, gyroscopic=_gyroscopic, f_ext_sign=-1.0, to_parent=True):
+    """The inward pass f_i = I_i a_i + ad*(v_i) I_i v_i − f_ext,i, τ_i = S_iᵀ f_i, f_(i−1) += X_iᵀ f_i — or a
+    slip in one of its pieces."""
+    n = len(S)
+    f = np.array([I[i] @ a[i] + gyroscopic(v[i], I[i]) for i in range(n)])
+    if f_ext is not None:
+        f = f + f_ext_sign * np.asarray(f_ext, dtype=float)
+    tau = np.zeros(n)
+    for i in reversed(range(n)):
+        tau[i] = S[i] @ f[i]
+        if i > 0 and to_parent:
+            f[i - 1] += force(X[i], f[i])
+    return tau
+
+
+def rnea_with(model, q, qd, qdd, gravity=None, *, gravity_sign=1.0, default=None, **slip):
+    """The whole RNEA of a chain from :func:`outward_with` and :func:`inward_with` — or with a slip: gravity times
+    ``gravity_sign``; ``default(model, gravity)`` choosing the gravity; a slip of either pass."""
+    g = (model.gravity if gravity is None else gravity) if default is None else default(model, gravity)
+    X = joint_transforms(model, q)
+    outward_slip = {k: slip.pop(k) for k in ("motion", "product") if k in slip}
+    v, a = outward_with(X, model.S, qd, qdd, base_acceleration(gravity_sign * np.asarray(g, dtype=float)), **outward_slip)
+    return inward_with(X, model.S, model.inertia, v, a, **slip)
+
+
+def _dropped(*args):
+    return np.zeros(6)
+
+
+WEIGHTS_AT_ENDS = Variant("your rod weights seem to act at the rods' free ends (m L) instead of their middles "
+                          "(m L / 2)", static_torques=partial(static_with, at=1.0))
+ROD2_LEVER = Variant("your tau1 seems to take rod 2's weight at L2 / 2 from joint 1; it hangs at L1 + L2 / 2",
+                     static_torques=partial(static_with, rod2_from_joint1=lambda L1, L2: L2 / 2))
+ROD2_FORGOTTEN = Variant("your tau1 seems to carry only rod 1's weight (and the load); rod 2 hangs from joint 1 too",
+                         static_torques=partial(static_with, rod2_from_joint1=lambda L1, L2: 0.0))
+OUT_TRANSPOSED = Variant("your outward pass seems to carry motion with X_i^T (the transpose belongs to forces on "
+                         "the way back); twists and accelerations cross joint i with X_i",
+                         outward_pass=partial(outward_with, motion=lambda X, m: X.T @ m))
+OUT_NOT_CARRIED = Variant("your outward pass seems not to carry the parent's motion: v_i = S_i qd_i alone, "
+                          "without X_i v_(i-1)", outward_pass=partial(outward_with, motion=lambda X, m: 0.0 * m))
+PRODUCT_DROPPED = Variant("your accelerations seem to lack the velocity-product term ad(v_i) S_i qd_i",
+                          outward_pass=partial(outward_with, product=_dropped))
+PRODUCT_SWAPPED = Variant("your velocity-product term seems to have its arguments swapped, ad(S_i qd_i) v_i "
+                          "(= -ad(v_i) S_i qd_i): it is ad(v_i) S_i qd_i",
+                          outward_pass=partial(outward_with, product=lambda v, vJ: se3.ad(vJ) @ v))
+A0_DROPPED = Variant("your outward pass seems to start from a_(-1) = 0 instead of a0 = [0; -g]: gravity is lost",
+                     outward_pass=lambda X, S, qd, qdd, a0: outward_with(X, S, qd, qdd, a0, start=np.zeros(6)))
+IN_NOT_TRANSPOSED = Variant("your inward pass seems to use X_i instead of X_i^T to hand f_i to the parent (forces go "
+                            "back with the transpose, so that the power f . v is the same in both frames)",
+                            inward_pass=partial(inward_with, force=lambda X, f: X @ f))
+GYRO_DROPPED = Variant("your body wrenches seem to lack the gyroscopic term ad*(v_i) I_i v_i",
+                       inward_pass=partial(inward_with, gyroscopic=_dropped))
+GYRO_AD = Variant("your gyroscopic term seems to use ad(v_i) where ad*(v_i) = -ad(v_i)^T belongs",
+                  inward_pass=partial(inward_with, gyroscopic=lambda v, I: se3.ad(v) @ I @ v))
+NOT_HANDED_ON = Variant("your inward pass seems not to hand f_i to the parent: each tau_i = S_i . f_i of body i alone",
+                        inward_pass=partial(inward_with, to_parent=False))
+FEXT_ADDED = Variant("your f_ext seems to be added to f_i; the environment's wrench on body i is subtracted "
+                     "(f_i = I_i a_i + ... - f_ext,i)", inward_pass=partial(inward_with, f_ext_sign=+1.0))
+FEXT_IGNORED = Variant("your inward pass seems to ignore f_ext", inward_pass=partial(inward_with, f_ext_sign=0.0))
+INWARD_MISTAKES = (IN_NOT_TRANSPOSED, GYRO_DROPPED, GYRO_AD, NOT_HANDED_ON)
+
+RNEA_GRAVITY_SIGN = Variant("your rnea seems to use gravity with the wrong sign: the base acceleration is "
+                            "a0 = [0; -g], the base accelerating UP against gravity",
+                            rnea=partial(rnea_with, gravity_sign=-1.0))
+RNEA_GRAVITY_IGNORED = Variant("your rnea seems to ignore its gravity argument and always use model.gravity",
+                               rnea=partial(rnea_with, default=lambda model, g: model.gravity))
+RNEA_NONE_IS_ZERO = Variant("your rnea seems to treat gravity=None as no gravity; None means the model's default, "
+                            "model.gravity", rnea=partial(rnea_with, default=lambda model, g: np.zeros(3) if g is None
+                                                          else g))
+RNEA_NOT_TRANSPOSED = Variant("your rnea seems to hand forces back with X_i instead of X_i^T",
+                              rnea=partial(rnea_with, force=lambda X, f: X @ f))
+RNEA_NO_PRODUCT = Variant("your rnea seems to lack the velocity-product term ad(v_i) S_i qd_i of the accelerations",
+                          rnea=partial(rnea_with, product=_dropped))
+RNEA_NO_GYRO = Variant("your rnea seems to lack the gyroscopic term ad*(v_i) I_i v_i of the body wrenches",
+                       rnea=partial(rnea_with, gyroscopic=_dropped))
+RNEA_MISTAKES = (RNEA_GRAVITY_SIGN, RNEA_GRAVITY_IGNORED, RNEA_NONE_IS_ZERO, RNEA_NOT_TRANSPOSED, RNEA_NO_PRODUCT,
+                 RNEA_NO_GYRO)
+#: At rest (the identities) the velocity terms vanish; the UR5 is graded with its default gravity only.
+RNEA_AT_REST_MISTAKES = (RNEA_GRAVITY_SIGN, RNEA_GRAVITY_IGNORED, RNEA_NOT_TRANSPOSED)
+RNEA_DEFAULT_GRAVITY_MISTAKES = (RNEA_GRAVITY_SIGN, RNEA_NONE_IS_ZERO, RNEA_NOT_TRANSPOSED, RNEA_NO_PRODUCT, RNEA_NO_GYRO)
+
+
+def helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g):
+    """Probes of the student's two passes on this case's inputs, for a failing ``rnea``."""
+    trace = rnea_trace(model, q, qd, qdd, gravity=g)
+    X, S = trace.X, model.S.copy()
+    return (ctx.suspect(outward_pass, X, S, qd, qdd, base_acceleration(g), expected=(trace.v, trace.a),
+                        call="outward_pass(X, S, qd, qdd, a0)", see="rnea-outward-a"),
+            ctx.suspect(inward_pass, X, S, model.inertia.copy(), trace.v, trace.a, expected=trace.tau,
+                        call="inward_pass(X, S, I, v, a)", see="rnea-inward"))
+
+
+# --- (a) static torques ([RNE05]) -------------------------------------------------------------
 
 @EXERCISE.check("rnea-static", points=1, functions=("static_torques",),
-                title="static torques of two horizontal rods")
+                title="static torques of two horizontal rods", variants=(WEIGHTS_AT_ENDS, ROD2_LEVER, ROD2_FORGOTTEN))
 def static_no_load(ctx, static_torques):
-    cases = [SEED003] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
+    cases = [RNE05_RODS] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
                               m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                               g=ctx.rng.uniform(1.0, 20.0)) for _ in range(3)]
     for c in cases:
@@ -97,9 +234,9 @@ def static_no_load(ctx, static_torques):
 
 
 @EXERCISE.check("rnea-static-tip", points=1, functions=("static_torques",),
-                title="static torques with a load at the tip")
+                title="static torques with a load at the tip", variants=(WEIGHTS_AT_ENDS, ROD2_LEVER, ROD2_FORGOTTEN))
 def static_tip_load(ctx, static_torques):
-    cases = [dict(SEED003, tip_mass=1.0)] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
+    cases = [dict(RNE05_RODS, tip_mass=1.0)] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
                                                   m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                                                   g=ctx.rng.uniform(1.0, 20.0), tip_mass=ctx.rng.uniform(0.2, 3.0))
                                              for _ in range(3)]
@@ -124,7 +261,7 @@ def _outward_cases(ctx, trials=3):
 
 
 @EXERCISE.check("rnea-outward-v", points=1, functions=("outward_pass",),
-                title="outward pass: body twists v_i")
+                title="outward pass: body twists v_i", variants=(OUT_TRANSPOSED, OUT_NOT_CARRIED))
 def outward_velocity(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
         call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain"
@@ -134,7 +271,8 @@ def outward_velocity(ctx, outward_pass):
 
 
 @EXERCISE.check("rnea-outward-a", points=1, functions=("outward_pass",),
-                title="outward pass: spatial accelerations a_i with gravity as a_0")
+                title="outward pass: spatial accelerations a_i with gravity as a_0",
+                variants=(OUT_TRANSPOSED, PRODUCT_DROPPED, PRODUCT_SWAPPED, A0_DROPPED))
 def outward_acceleration(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
         call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain, a0 = [0; -g]"
@@ -146,7 +284,7 @@ def outward_acceleration(ctx, outward_pass):
 # --- (c) inward pass -------------------------------------------------------------------------------
 
 @EXERCISE.check("rnea-inward", points=1, functions=("inward_pass",),
-                title="inward pass: joint torques from v and a")
+                title="inward pass: joint torques from v and a", variants=INWARD_MISTAKES)
 def inward(ctx, inward_pass):
     for _ in range(3):
         model = random_chain(ctx)
@@ -159,7 +297,7 @@ def inward(ctx, inward_pass):
 
 
 @EXERCISE.check("rnea-inward-fext", points=1, functions=("inward_pass",),
-                title="inward pass with external wrenches f_ext")
+                title="inward pass with external wrenches f_ext", variants=INWARD_MISTAKES + (FEXT_ADDED, FEXT_IGNORED))
 def inward_fext(ctx, inward_pass):
     for _ in range(3):
         model = random_chain(ctx)
@@ -173,23 +311,30 @@ def inward_fext(ctx, inward_pass):
         call = f"inward_pass(X, S, I, v, a, f_ext) on a random {model.n}-link chain"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a, f_ext=F)
         ctx.expect_close("tau (n,)", got, trace.tau, call=call,
-                         hint="f_ext[i] is applied BY the environment ON body i: subtract it from f_i")
+                         hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i - f_ext[i], with f_ext[i] the wrench the environment applies "
+                              "ON body i (body frame i); tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
 
 
 # --- (d) the full RNEA ---------------------------------------------------------------------------
+# The check cells also pass the student's outward_pass and inward_pass: when rnea fails, the message
+# says whether one of them is wrong on the failing case (the student's rnea may call them).
 
-@EXERCISE.check("rnea-full-chain", points=2, functions=("rnea",),
-                title="full RNEA on random chains")
-def full_chain(ctx, rnea_student):
-    arm = samples.planar_2link()                                   # seed 003 held horizontal
+_PASSES = ("outward_pass", "inward_pass")
+
+
+@EXERCISE.check("rnea-full-chain", points=2, functions=("rnea",), helpers=_PASSES,
+                title="full RNEA on random chains", variants=RNEA_MISTAKES)
+def full_chain(ctx, rnea_student, outward_pass, inward_pass):
+    arm = samples.planar_2link()                                   # [RNE05]'s rods held horizontal
     cases = [(arm, np.zeros(2), np.zeros(2), np.zeros(2), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
         model = random_chain(ctx)
         cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
     for model, q, qd, qdd, g in cases:
         call = f"rnea(model, q, qd, qdd, gravity=g) on {model.name!r} (n = {model.n})"
-        got = ctx.call(rnea_student, model, q, qd, qdd, gravity=g)
-        ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g), call=call)
+        with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g)):
+            got = ctx.call(rnea_student, model, q, qd, qdd, gravity=g)
+            ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g), call=call)
     model = cases[-1][0]
     q, qd, qdd = random_state(ctx, model)
     call = f"rnea(model, q, qd, qdd) with gravity=None on {model.name!r}"
@@ -197,17 +342,19 @@ def full_chain(ctx, rnea_student):
                      hint="gravity=None means the model's default, model.gravity")
 
 
-@EXERCISE.check("rnea-full-identities", points=1, functions=("rnea",),
-                title="full RNEA against Jacobian-transpose gravity and the CRBA mass matrix")
-def full_identities(ctx, rnea_student):
+@EXERCISE.check("rnea-full-identities", points=1, functions=("rnea",), helpers=_PASSES,
+                title="full RNEA against Jacobian-transpose gravity and the CRBA mass matrix",
+                variants=RNEA_AT_REST_MISTAKES)
+def full_identities(ctx, rnea_student, outward_pass, inward_pass):
     model = random_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
     call = "rnea(model, q, 0, 0, gravity=g): the gravity torques"
-    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
-                     gravity_by_jacobians(model, q, g), call=call,
-                     hint="with qd = qdd = 0 only gravity remains: tau = -sum_i m_i J_com,i^T g")
+    with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, model, q, zero, zero, g)):
+        ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
+                         gravity_by_jacobians(model, q, g), call=call,
+                         hint="with qd = qdd = 0 only gravity remains: tau = -sum_i m_i J_com,i^T g")
     columns = [ctx.call(rnea_student, model, q, zero, np.eye(model.n)[j], gravity=np.zeros(3)) for j in range(model.n)]
     for j, col in enumerate(columns):
         ctx.expect_shape(f"column {j} of M", col, (model.n,), call="rnea(model, q, 0, e_j, gravity=0)")
@@ -216,12 +363,14 @@ def full_identities(ctx, rnea_student):
                      hint="with qd = 0 and no gravity, rnea(q, 0, e_j) is column j of M(q), which is symmetric")
 
 
-@EXERCISE.check("rnea-full-ur5", points=1, functions=("rnea",),
-                title="full RNEA on the UR5 (Modern Robotics' parameters)")
-def full_ur5(ctx, rnea_student):
+@EXERCISE.check("rnea-full-ur5", points=1, functions=("rnea",), helpers=_PASSES,
+                title="full RNEA on the UR5 (Modern Robotics' parameters)",
+                variants=RNEA_DEFAULT_GRAVITY_MISTAKES)
+def full_ur5(ctx, rnea_student, outward_pass, inward_pass):
     ur5 = samples.ur5()
     theta = np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3])
     cases = [(theta, 0.2 * np.ones(6), 0.1 * np.ones(6))] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
         call = "rnea(ur5, q, qd, qdd) (default gravity (0, 0, -9.81))"
-        ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd), call=call)
+        with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, ur5, q, qd, qdd, ur5.gravity)):
+            ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd), call=call)

@@ -1,4 +1,4 @@
-"""Checks of exercise 06: Lie-group (product-of-exponentials) recursive dynamics (seed 001 "递归公式").
+"""Checks of exercise 06: Lie-group (product-of-exponentials) recursive dynamics ([LG, 串联机器人运动方程]).
 
 The student writes the recursion in zero-configuration (home) frames from Modern Robotics' chain
 description ``M_list`` (n+1, 4, 4), ``G_list`` (n, 6, 6), ``S_list`` (6, n) (the layout of
@@ -7,6 +7,13 @@ with the library (``rnea_poe_trace``, ``rnea``) and with identities that do not 
 zero-configuration recursion at all: forward kinematics at ``q = 0``, ``scipy.linalg.expm`` of
 ``θ ad(s)``, the space Jacobian, the body twists and spatial accelerations of the body-frame RNEA
 moved by ``Ad(M_i)``, Jacobian-transpose gravity and the CRBA mass matrix.
+
+Known mistakes (judge side: the recursion written here with one piece replaced) include the home
+pose not being a product (or multiplied the wrong way round), ``Ad(M_i)`` where ``Ad(M_i⁻¹)``
+belongs, ``H`` for ``θ`` read as degrees or with the wrong sign, ``H_i`` where ``H_i⁻¹`` belongs, the
+bracket dropped or turned around, gravity with the wrong sign and ``H_i⁻¹`` where ``H_i⁻ᵀ`` carries
+wrenches back. The ``rnea_poe`` checks also receive the student's ``home_frames``, ``joint_adjoint``
+and ``forward_pass`` to say which of them is wrong when ``rnea_poe`` fails.
 
 ==========================  ======  =======================================================
 check                       points  what it tests
@@ -24,6 +31,8 @@ check                       points  what it tests
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy.linalg import expm
 
@@ -31,7 +40,7 @@ from ... import samples, se3, so3
 from ...dynamics import crba, rnea, rnea_poe_trace, rnea_trace
 from ...kinematics import body_twists, fk, jacobian
 from ...model import from_poe, to_poe
-from ..checker import Exercise
+from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
 from ._common import random_gravity, random_state
 
@@ -74,10 +83,143 @@ def random_screw(ctx, prismatic=False):
 
 
 
+# --- known mistakes (judge side): the recursion with one piece replaced -----------------------------
+
+def _after(pose, M):                       # the home pose grows outward: M_0 M_1 ... M_i
+    return pose @ M
+
+
+def _congruent(pose, G):                   # N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1)
+    back = se3.Ad(se3.inv(pose))
+    return back.T @ G @ back
+
+
+def home_with(M_list, G_list, *, compose=_after, pull=_congruent, skip=0):
+    """``(M, N0)`` of a chain — or a slip: another way to ``compose`` the home poses, to ``pull`` the
+    inertias back, or ``skip`` the first entries of ``M_list``."""
+    n = len(G_list)
+    M, N0 = np.zeros((n, 4, 4)), np.zeros((n, 6, 6))
+    pose = np.eye(4)
+    for i in range(n):
+        pose = compose(pose, M_list[i + skip])
+        M[i], N0[i] = pose, pull(pose, G_list[i])
+    return M, N0
+
+
+def adjoint_with(s, theta, *, angle=lambda theta: theta, order=None):
+    """``H = Ad(exp([s] θ))`` — or a slip: θ read through ``angle``, or ``order = 1`` (``I + θ ad(s)``)."""
+    s = np.asarray(s, dtype=float)
+    if order == 1:
+        return np.eye(6) + angle(theta) * se3.ad(s)
+    return se3.Ad(se3.exp(s * angle(theta)))
+
+
+def _bracket(V, s):                        # [V_i^0, s_i^0] = ad(V_i^0) s_i^0
+    return se3.ad(V) @ s
+
+
+def forward_with(S0, q, qd, qdd, gravity, *, turn=-1.0, bracket=_bracket, gravity_sign=1.0, carry=True):
+    """The forward pass in home coordinates — or a slip: ``H_i`` (``turn = +1``) for ``H_i⁻¹``, another
+    ``bracket``, gravity times ``gravity_sign``, or the previous link's motion not ``carry``-ied."""
+    n = len(q)
+    V, Vd_g = np.zeros((n, 6)), np.zeros((n, 6))
+    V_in, Vd_in = np.zeros(6), np.r_[np.zeros(3), -gravity_sign * np.asarray(gravity, dtype=float)]
+    for i in range(n):
+        H_inv = adjoint_with(S0[i], turn * q[i]) if carry else np.zeros((6, 6))
+        V[i] = qd[i] * S0[i] + H_inv @ V_in
+        Vd_g[i] = qdd[i] * S0[i] + qd[i] * bracket(V[i], S0[i]) + H_inv @ Vd_in
+        V_in, Vd_in = V[i], Vd_g[i]
+    return V, Vd_g
+
+
+def _gyroscopic(V, N):                     # {V, N V} = ad*(V) N V
+    return se3.ad_dual(V) @ N @ V
+
+
+def rnea_poe_with(M_list, G_list, S_list, q, qd, qdd, gravity, *, back=lambda H_inv: H_inv.T,
+                  gyroscopic=_gyroscopic, **forward_slip):
+    """The whole recursion — or a slip: wrenches carried ``back`` with another matrix than ``H_i⁻ᵀ``, another
+    ``gyroscopic`` term, or a slip of the forward pass."""
+    S0 = np.asarray(S_list, dtype=float).T
+    _, N0 = home_with(M_list, G_list)
+    V, Vd_g = forward_with(S0, q, qd, qdd, gravity, **forward_slip)
+    n = len(q)
+    P = np.array([N0[i] @ Vd_g[i] + gyroscopic(V[i], N0[i]) for i in range(n)])
+    tau = np.zeros(n)
+    for i in reversed(range(n)):
+        tau[i] = P[i] @ S0[i]
+        if i > 0:
+            P[i - 1] = P[i - 1] + back(adjoint_with(S0[i], -q[i])) @ P[i]
+    return tau
+
+
+def _dropped(*args):
+    return np.zeros(6)
+
+
+HOME_NOT_PRODUCT = Variant("your home poses seem to be M_list[i] alone; M_i is the product M_list[0] @ ... @ "
+                           "M_list[i] along the chain", home_frames=partial(home_with, compose=lambda pose, M: M))
+HOME_REVERSED = Variant("your home poses seem to multiply in the wrong order (M_list[i] @ pose): each link's "
+                        "pose in its parent goes on the right", home_frames=partial(home_with,
+                                                                                    compose=lambda pose, M: M @ pose))
+HOME_SHIFTED = Variant("your home poses seem to start at M_list[1]: M_list[0] places link 0 in the world (it is "
+                       "the last entry that is the end-effector, not a link)", home_frames=partial(home_with, skip=1))
+N0_FORWARD = Variant("your N_i^0 seems to use Ad(M_i) where Ad(M_i^-1) belongs (home coordinates -> link frame)",
+                     home_frames=partial(home_with, pull=lambda pose, G: se3.Ad(pose).T @ G @ se3.Ad(pose)))
+N0_OTHER_SIDE = Variant("your N_i^0 seems to be Ad(M_i^-1) G_i Ad(M_i^-1)^T (the transpose on the wrong side)",
+                        home_frames=partial(home_with, pull=lambda pose, G: se3.Ad(se3.inv(pose)) @ G
+                                            @ se3.Ad(se3.inv(pose)).T))
+N0_NOT_PULLED = Variant("your N_i^0 seems to be G_i itself, not pulled back to the zero configuration",
+                        home_frames=partial(home_with, pull=lambda pose, G: G))
+H_SIGN = Variant("your H seems to be Ad(exp(-[s] theta)) = H^-1: the sign of theta is turned around",
+                 joint_adjoint=partial(adjoint_with, angle=lambda theta: -theta))
+H_DEGREES = Variant("your joint_adjoint seems to read theta in degrees; the angles are in radians",
+                    joint_adjoint=partial(adjoint_with, angle=np.deg2rad))
+H_FIRST_ORDER = Variant("your H seems to be I + theta ad(s), the first two terms of exp(theta ad(s)) only",
+                        joint_adjoint=partial(adjoint_with, order=1))
+FWD_H = Variant("your forward pass seems to carry the previous link's motion with H_i instead of H_i^-1 = "
+                "Ad(exp(-q_i s_i^0))", forward_pass=partial(forward_with, turn=+1.0))
+FWD_NOT_CARRIED = Variant("your forward pass seems not to carry the previous link's motion: V_i^0 = qd_i s_i^0 alone",
+                          forward_pass=partial(forward_with, carry=False))
+BRACKET_DROPPED = Variant("your accelerations seem to lack the bracket term qd_i [V_i^0, s_i^0]",
+                          forward_pass=partial(forward_with, bracket=_dropped))
+BRACKET_SWAPPED = Variant("your bracket seems turned around, [s_i^0, V_i^0] = -[V_i^0, s_i^0]",
+                          forward_pass=partial(forward_with, bracket=lambda V, s: se3.ad(s) @ V))
+FWD_GRAVITY_SIGN = Variant("your forward pass seems to start from [0; +g]; gravity folds in as Vd_(-1) - g = [0; -g]",
+                           forward_pass=partial(forward_with, gravity_sign=-1.0))
+BACK_H = Variant("your backward pass seems to carry wrenches with H_i^T where H_i^-T belongs",
+                 rnea_poe=partial(rnea_poe_with, back=lambda H_inv: np.linalg.inv(H_inv).T))
+BACK_NOT_TRANSPOSED = Variant("your backward pass seems to carry wrenches with H_i^-1 where its transpose H_i^-T "
+                              "belongs", rnea_poe=partial(rnea_poe_with, back=lambda H_inv: H_inv))
+POE_GYRO_AD = Variant("your gyroscopic term seems to use ad(V) where ad*(V) = -ad(V)^T belongs",
+                      rnea_poe=partial(rnea_poe_with, gyroscopic=lambda V, N: se3.ad(V) @ N @ V))
+POE_GRAVITY_SIGN = Variant("your rnea_poe seems to use gravity with the wrong sign: fold it in as [0; -g]",
+                           rnea_poe=partial(rnea_poe_with, gravity_sign=-1.0))
+POE_NO_BRACKET = Variant("your rnea_poe seems to lack the bracket term qd_i [V_i^0, s_i^0] of the accelerations",
+                         rnea_poe=partial(rnea_poe_with, bracket=_dropped))
+RNEA_POE_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GYRO_AD, POE_GRAVITY_SIGN, POE_NO_BRACKET)
+#: At rest (the identities) the velocity terms vanish.
+RNEA_POE_AT_REST_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GRAVITY_SIGN)
+
+
+def helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists, q, qd, qdd, g):
+    """Probes of the student's earlier functions on this case's inputs, for a failing ``rnea_poe``."""
+    M_list, G_list, S_list = lists
+    trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
+    S0 = np.asarray(S_list, dtype=float).T
+    return (ctx.suspect(home_frames, M_list, G_list, expected=(trace.M, trace.N), call="home_frames(M_list, G_list)",
+                        see="poe-home-inertias"),
+            *(ctx.suspect(joint_adjoint, S0[i], q[i], expected=trace.H[i], call=f"joint_adjoint(S0[{i}], q[{i}])",
+                          see="poe-adjoint") for i in range(model.n)),
+            ctx.suspect(forward_pass, S0, q, qd, qdd, np.asarray(g, dtype=float), expected=(trace.V, trace.Vd_g),
+                        call="forward_pass(S0, q, qd, qdd, gravity)", see="poe-forward-a"))
+
+
 # --- (a) home frames -------------------------------------------------------------------------------
 
 @EXERCISE.check("poe-home-poses", points=1, functions=("home_frames",),
-                title="home poses M_i of the links (zero configuration)")
+                title="home poses M_i of the links (zero configuration)",
+                variants=(HOME_NOT_PRODUCT, HOME_REVERSED, HOME_SHIFTED))
 def home_poses(ctx, home_frames):
     for _ in range(3):
         model, (M_list, G_list, _) = random_chain(ctx)
@@ -89,7 +231,8 @@ def home_poses(ctx, home_frames):
 
 
 @EXERCISE.check("poe-home-inertias", points=1, functions=("home_frames",),
-                title="link inertias N_i^0 pulled back to the zero configuration")
+                title="link inertias N_i^0 pulled back to the zero configuration",
+                variants=(N0_FORWARD, N0_OTHER_SIDE, N0_NOT_PULLED))
 def home_inertias(ctx, home_frames):
     for _ in range(3):
         model, (M_list, G_list, S_list) = random_chain(ctx)
@@ -105,7 +248,7 @@ def home_inertias(ctx, home_frames):
 # --- (b) the joint adjoint H_i ---------------------------------------------------------------------
 
 @EXERCISE.check("poe-adjoint", points=1, functions=("joint_adjoint",),
-                title="H = Ad(exp(theta s)) of one joint screw")
+                title="H = Ad(exp(theta s)) of one joint screw", variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
 def adjoint(ctx, joint_adjoint):
     cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
     cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
@@ -119,7 +262,8 @@ def adjoint(ctx, joint_adjoint):
 
 
 @EXERCISE.check("poe-adjoint-chain", points=1, functions=("joint_adjoint",),
-                title="H_1 ... H_i s_i^0 along a chain = the space Jacobian")
+                title="H_1 ... H_i s_i^0 along a chain = the space Jacobian",
+                variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
 def adjoint_chain(ctx, joint_adjoint):
     for _ in range(2):
         model, (_, _, S_list) = random_chain(ctx, 3, 6)
@@ -154,7 +298,7 @@ def _forward_cases(ctx, trials=3):
 
 
 @EXERCISE.check("poe-forward-v", points=1, functions=("forward_pass",),
-                title="forward pass: twists V_i^0 in the zero configuration")
+                title="forward pass: twists V_i^0 in the zero configuration", variants=(FWD_H, FWD_NOT_CARRIED))
 def forward_velocity(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
@@ -164,7 +308,8 @@ def forward_velocity(ctx, forward_pass):
 
 
 @EXERCISE.check("poe-forward-a", points=1, functions=("forward_pass",),
-                title="forward pass: accelerations with gravity folded in")
+                title="forward pass: accelerations with gravity folded in",
+                variants=(FWD_H, BRACKET_DROPPED, BRACKET_SWAPPED, FWD_GRAVITY_SIGN))
 def forward_acceleration(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
@@ -175,45 +320,56 @@ def forward_acceleration(ctx, forward_pass):
 
 
 # --- (d) the whole recursion -----------------------------------------------------------------------
+# The check cells also pass the student's home_frames, joint_adjoint and forward_pass: when rnea_poe
+# fails, the message says which of them is wrong on the failing case.
 
-@EXERCISE.check("poe-rnea-chain", points=2, functions=("rnea_poe",),
-                title="rnea_poe on random chains")
-def rnea_chain(ctx, rnea_poe):
-    rods = samples.planar_2link()                              # seed 003: two horizontal 1 m / 1 kg rods
+_EARLIER = ("home_frames", "joint_adjoint", "forward_pass")
+
+
+@EXERCISE.check("poe-rnea-chain", points=2, functions=("rnea_poe",), helpers=_EARLIER,
+                title="rnea_poe on random chains", variants=RNEA_POE_MISTAKES)
+def rnea_chain(ctx, rnea_poe, *earlier):
+    rods = samples.planar_2link()                              # [RNE05]: two horizontal 1 m / 1 kg rods
     cases = [(rods, to_poe(rods), (np.zeros(2), np.zeros(2), np.zeros(2)), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
         model, lists = random_chain(ctx)
         cases.append((model, lists, random_state(ctx, model), random_gravity(ctx)))
     for model, lists, (q, qd, qdd), g in cases:
         call = f"rnea_poe(M_list, G_list, S_list, q, qd, qdd, gravity) on {model.name!r} (n = {model.n})"
-        got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
-        ctx.expect_close(f"tau ({model.n},)", got, rnea(model, q, qd, qdd, gravity=g), call=call,
-                         hint="Q_i^0 = N_i^0 Vd_g_i + ad_dual(V_i^0) N_i^0 V_i^0; inward: tau_i = P_i^0 . s_i^0, "
-                              "P_(i-1)^0 += H_i^-T P_i^0")
+        with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, qd, qdd, g)):
+            got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
+            ctx.expect_close(f"tau ({model.n},)", got, rnea(model, q, qd, qdd, gravity=g), call=call,
+                             hint="Q_i^0 = N_i^0 Vd_g_i + ad_dual(V_i^0) N_i^0 V_i^0; inward: tau_i = P_i^0 . s_i^0, "
+                                  "P_(i-1)^0 += H_i^-T P_i^0")
 
 
-@EXERCISE.check("poe-rnea-ur5", points=1, functions=("rnea_poe",),
-                title="rnea_poe on the UR5 (Modern Robotics' Mlist, Glist, Slist)")
-def rnea_ur5(ctx, rnea_poe):
+@EXERCISE.check("poe-rnea-ur5", points=1, functions=("rnea_poe",), helpers=_EARLIER,
+                title="rnea_poe on the UR5 (Modern Robotics' Mlist, Glist, Slist)", variants=RNEA_POE_MISTAKES)
+def rnea_ur5(ctx, rnea_poe, *earlier):
     ur5 = samples.ur5()
     lists = to_poe(ur5, ur5.frame("ee").T)
+    g = np.array([0.0, 0.0, -9.81])
     cases = [UR5_STATE] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
         call = "rnea_poe(Mlist, Glist, Slist, q, qd, qdd, gravity=(0, 0, -9.81)) on the UR5"
-        got = ctx.call(rnea_poe, *lists, q, qd, qdd, np.array([0.0, 0.0, -9.81]))
-        ctx.expect_close("tau (6,)", got, rnea(ur5, q, qd, qdd), call=call)
+        with ctx.suspects(*helper_suspects(ctx, *earlier, ur5, lists, q, qd, qdd, g)):
+            got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
+            ctx.expect_close("tau (6,)", got, rnea(ur5, q, qd, qdd), call=call)
 
 
-@EXERCISE.check("poe-rnea-identities", points=1, functions=("rnea_poe",),
-                title="rnea_poe against Jacobian-transpose gravity and the CRBA mass matrix")
-def rnea_identities(ctx, rnea_poe):
+@EXERCISE.check("poe-rnea-identities", points=1, functions=("rnea_poe",), helpers=_EARLIER,
+                title="rnea_poe against Jacobian-transpose gravity and the CRBA mass matrix",
+                variants=RNEA_POE_AT_REST_MISTAKES)
+def rnea_identities(ctx, rnea_poe, *earlier):
     model, lists = random_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    ctx.expect_close(f"tau ({model.n},)", ctx.call(rnea_poe, *lists, q, zero, zero, g),
-                     gravity_by_jacobians(model, q, g), call="rnea_poe(..., q, 0, 0, gravity): the gravity torques",
-                     hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
+    with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
+        ctx.expect_close(f"tau ({model.n},)", ctx.call(rnea_poe, *lists, q, zero, zero, g),
+                         gravity_by_jacobians(model, q, g),
+                         call="rnea_poe(..., q, 0, 0, gravity): the gravity torques",
+                         hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
     columns = [ctx.expect_shape(f"column {j} of M",
                                 ctx.call(rnea_poe, *lists, q, zero, np.eye(model.n)[j], np.zeros(3)),
                                 (model.n,), call=f"rnea_poe(..., q, 0, e_{j}, gravity=0)") for j in range(model.n)]

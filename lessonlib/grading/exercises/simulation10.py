@@ -1,4 +1,4 @@
-"""Checks of exercise 10: integrator steps, energy drift and Stribeck friction (seed 000 §2.1, §2.3; seed 004 §4.3).
+"""Checks of exercise 10: integrator steps, energy drift and Stribeck friction ([WJ §2.1], [WJ §2.3]; [DB4 §4.3], [DB4 §4.4]).
 
 The student's integrators take a :class:`~lessonlib.model.Model` and call the library's forward
 dynamics (``lessonlib.dynamics.aba``) — the exercise is the integration rule, not the dynamics — while
@@ -229,7 +229,8 @@ def stribeck_limits(ctx, stribeck_student):
                            call="stribeck(qd, ...)")
     ctx.expect_close("stribeck(-qd) = -stribeck(qd)",
                      ctx.call(stribeck_student, -qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), -tau,
-                     call="stribeck(-qd, ...)", hint="friction is odd in the velocity: use |qd| inside the exponential")
+                     call="stribeck(-qd, ...)", hint="friction is odd in the velocity, tau_f(-qd) = -tau_f(qd): the level depends on |qd|, the "
+                         "direction on tanh(qd / eps)")
     if np.any(qd * tau < 0):
         ctx.fail(f"friction must dissipate, qd * tau_f >= 0 for every joint; got qd * tau_f = {qd * tau}",
-                 call="stribeck(qd, ...)", hint="tau_f has the sign of qd (seed 000: M qdd + c + g + tau_f = tau_a)")
+                 call="stribeck(qd, ...)", hint="tau_f has the sign of qd ([WJ]: M qdd + c + g + tau_f = tau_a)")

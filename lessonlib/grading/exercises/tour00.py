@@ -1,8 +1,8 @@
 """Checks of exercise 00: a warm-up — is this matrix a rotation, and what holds an arm still?
 
-Two small functions. ``rotation_check`` is plain NumPy (seed 001's SO(3): ``RᵀR = I``,
+Two small functions. ``rotation_check`` is plain NumPy ([LG, 李群]'s SO(3): ``RᵀR = I``,
 ``det R = +1``); ``static_holding_torque`` is the tour's gravity plot as a function: the torques
-that hold an arm at rest, ``τ = g(q)``, by calling the library (seed 000's standard form with
+that hold an arm at rest, ``τ = g(q)``, by calling the library ([WJ §2.1]'s standard form with
 ``q̇ = q̈ = 0``). The library's answer is checked against an independent route (the gradient of
 the potential energy, by central differences) before it is compared with the student's.
 
@@ -11,7 +11,7 @@ check                      points  what it tests
 =========================  ======  ==========================================================
 ``tour-rotation-error``    1       ``rotation_check``: the orthogonality error ``max|RᵀR − I|``
 ``tour-rotation-verdict``  1       ``rotation_check``: the verdict (error ≤ tol and det R > 0)
-``tour-holding``           1       ``static_holding_torque`` on seed 002's arm and seed 003's
+``tour-holding``           1       ``static_holding_torque`` on [SWC16]'s arm and [RNE05]'s
 ``tour-holding-gravity``   1       ... on random trees with another gravity (the Moon, tilted)
 =========================  ======  ==========================================================
 """
@@ -28,7 +28,7 @@ EXERCISE = Exercise(
     "tour00", notebook="00_tour.ipynb", title="Lesson 00 — warm-up: rotations and holding torques",
     blocked=("lessonlib.so3:is_rotation",))
 
-#: The pose the tour shows seed 002's arm in (course/00_tour.ipynb, ``q_show``).
+#: The pose the tour shows [SWC16]'s arm in (course/00_tour.ipynb, ``q_show``).
 Q_SHOW = np.array([0.4, 0.7, 0.0, 1.1, 0.0, 0.5, 0.0])
 #: Step of the central differences of the potential energy (checker self-test only).
 FD_STEP = 1e-6
@@ -126,7 +126,7 @@ def rotation_verdict(ctx, rotation_check):
 # --- (b) holding torques -------------------------------------------------------------------------
 
 @EXERCISE.check("tour-holding", points=1, functions=("static_holding_torque",),
-                title="static_holding_torque on seed 002's and seed 003's arms")
+                title="static_holding_torque on [SWC16]'s and [RNE05]'s arms")
 def holding(ctx, static_holding_torque):
     arm7 = samples.seed002_7dof()
     cases = [(arm7, Q_SHOW), (arm7, ctx.rng.uniform(-np.pi, np.pi, 7)),

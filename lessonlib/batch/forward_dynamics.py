@@ -1,0 +1,60 @@
+"""The ABA on a block of samples: the loops of :func:`lessonlib.dynamics.aba`, each line on N samples."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..conventions import BASE
+from .frames import (BIAS_COLUMNS, BIAS_ROWS, COLUMN, FROM_UPPER, SYMMETRIC, UPPER, BlockJoints, add_bias_acceleration,
+                     momentum_rate)
+
+
+def aba_block(frames, work, Q, QD, TAU, a_0, F):
+    """Joint accelerations ``q̈`` (n, N) of a block; ``Q, QD, TAU`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
+
+    ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major
+    (``v[:, i]`` the twist of body ``i``). Articulated inertias ``I^A`` are stored by their 21
+    coordinates (:data:`.frames.SYMMETRIC`); with the joint screw a unit vector, ``U = I^A S`` is a
+    column of ``I^A`` (gathered from the coordinates) and ``D = Sᵀ U`` one entry.
+    """
+    n, N = Q.shape
+    X, parent, row, s, I = BlockJoints(frames, Q), frames.parent, frames.row, frames.scale, frames.inertia
+    qd = s[:, None] * QD
+    v, Iv, c = work.empty("v", (6, n, N)), work.empty("Iv", (6, n, N)), [None] * n
+    zero = work.empty("zero", (6, N))
+    zero[...] = 0.0
+    for i in range(n):                                      # 1. outward: velocities
+        v[:, i] = X.motion_to_child(i, zero if parent[i] == BASE else v[:, parent[i]])
+        v[row[i], i] += qd[i]                               # v_i = X v_p + S q̇
+        Iv[:, i] = I[i] @ v[:, i]
+        c_i = np.zeros((6, N))
+        add_bias_acceleration(c_i, v[:, i], row[i], qd[i])  # c_i = ad(v_i) S q̇
+        c[i] = c_i[list(BIAS_ROWS[row[i]])]                 # its non-zero rows
+    p_A = momentum_rate(v, Iv, work.empty("p_A", (6, n, N)), work)        # p^A = v ×* I v − f_ext
+    if F is not None:
+        for i in range(n):
+            p_A[:, i] -= frames.wrench_to_J[i] @ F[:, i]
+    I_A = work.empty("I_A", (SYMMETRIC.size, n, N))
+    I_A[...] = frames.inertia_z.T[:, :, None]
+    U, D, u = work.empty("U", (6, n, N)), work.empty("D", (n, N)), work.empty("u", (n, N))
+    for i in reversed(range(n)):                            # 2. inward: articulated inertias
+        k = row[i]
+        U[:, i] = s[i] * COLUMN[k](I_A[:, i])               # U_i = I^A_i S_i
+        D[i] = s[i] * U[k, i]                               # D_i = S_iᵀ U_i
+        u[i] = TAU[i] - s[i] * p_A[k, i]                    # u_i = τ_i − S_iᵀ p^A_i
+        if parent[i] != BASE:
+            U_D = U[:, i] / D[i]
+            I_a = I_A[:, i] - FROM_UPPER(U[UPPER[0], i] * U_D[UPPER[1]])      # I^a = I^A − U Uᵀ / D
+            I_a_c = BIAS_COLUMNS[k](I_a).reshape(6, -1, N)                  # the columns of I^a that c uses
+            p_a = p_A[:, i] + U_D * u[i]                                    # p^a = p^A + I^a c + U u / D
+            p_a += (I_a_c * c[i]).sum(axis=1)
+            I_A[:, parent[i]] += X.inertia_to_parent(i, I_a)
+            p_A[:, parent[i]] += X.force_to_parent(i, p_a)
+    a, qdd = work.empty("a", (6, n, N)), np.empty((n, N))
+    base = work.empty("base", (6, N))
+    base[...] = a_0[:, None]
+    for i in range(n):                                      # 3. outward: accelerations
+        a[:, i] = X.motion_to_child(i, base if parent[i] == BASE else a[:, parent[i]])
+        a[list(BIAS_ROWS[row[i]]), i] += c[i]               # a'_i = X a_p + c_i
+        qdd[i] = (u[i] - np.einsum("in,in->n", U[:, i], a[:, i])) / D[i]  # q̈_i = (u_i − U_iᵀ a'_i) / D_i
+        a[row[i], i] += s[i] * qdd[i]                       # a_i = a'_i + S_i q̈_i
+    return qdd

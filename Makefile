@@ -20,7 +20,7 @@ install-course: venv
 	$(PIP) install --quiet -e ".[course]"
 
 install-test: venv
-	$(PIP) install --quiet -e ".[course,test,oracles,fast]"
+	$(PIP) install --quiet -e ".[course,test,oracles,fast,cluster]"
 
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)

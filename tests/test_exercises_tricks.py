@@ -30,3 +30,39 @@ def test_a_slotine_li_law_that_does_not_adapt_loses_the_closed_loop_check():
 def test_the_honest_slotine_li_law_keeps_the_closed_loop_check(seed):
     v = run("applications11", "app-sl-closed-loop", namespace("applications11"), seed=seed)
     assert v.passed, v.message
+
+
+# --- every function the blank answer cells ask for is checked, or the text says it is not ----------------------
+
+def _unchecked_stubs():
+    """``(notebook, function, the markdown before its answer cell)`` for every stub no check calls."""
+    import json
+    import pathlib
+    import re
+
+    from lessonlib.grading.checker import load_exercise
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    out = []
+    for path in sorted((root / "exercises").glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        name = nb["metadata"].get("lessonlib", {}).get("exercise")
+        if not name:
+            continue
+        checked = {f for check in load_exercise(name).checks.values() for f in (*check.functions, *check.helpers)}
+        markdown = ""
+        for cell in nb["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                markdown = source
+            elif "answer" in cell["metadata"].get("tags", []):
+                out += [(path.name, f, markdown) for f in re.findall(r"^def (\w+)", source, re.M) if f not in checked]
+    return out
+
+
+def test_every_unchecked_helper_stub_is_said_to_be_unchecked():
+    """A stub ``raise NotImplementedError("write dh_matrix")`` reads as an instruction: the part's text must say
+    that no check calls it (issue 17: every instruction is enforced or says it is not)."""
+    missing = [(nb, f) for nb, f, text in _unchecked_stubs()
+               if f"`{f}`" not in text or "not checked" not in text]
+    assert missing == [], missing

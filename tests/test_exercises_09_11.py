@@ -323,7 +323,9 @@ PROBES = {
         "out['rank'] = base_parameters(arm).rank\n",
         ["from lessonlib.dynamics.control import computed_torque; computed_torque(arm, None, 1, 1)",
          "from lessonlib.dynamics import gravity_compensation; gravity_compensation(arm)",
-         "from lessonlib.dynamics.regressor import identify; identify(arm, None, None, None, None)"]),
+         "from lessonlib.dynamics.regressor import identify; identify(arm, None, None, None, None)",
+         # the private helper behind computed_torque is the whole control law: reachable, it bypassed the block
+         "from lessonlib.dynamics.control import _computed_torque_with; _computed_torque_with(None, None, 1, 1)"]),
 }
 
 

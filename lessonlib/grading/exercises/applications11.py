@@ -69,7 +69,8 @@ from ._common import random_chain, random_gravity
 EXERCISE = Exercise(
     "applications11", notebook="11_applications.ipynb",
     title="Lesson 11 — gravity compensation, computed torque, identification",
-    blocked=("lessonlib.dynamics.control:computed_torque", "lessonlib.dynamics.control:gravity_compensation",
+    blocked=("lessonlib.dynamics.control:computed_torque", "lessonlib.dynamics.control:_computed_torque_with",
+             "lessonlib.dynamics.control:gravity_compensation",
              "lessonlib.dynamics.control:saturated", "lessonlib.dynamics.regressor:identify",
              "lessonlib.dynamics.regressor:_r2", "lessonlib.dynamics.regressor:identify_with_friction",
              "lessonlib.dynamics.regressor:_friction_block", "lessonlib.dynamics.friction:friction_regressor",

@@ -384,6 +384,8 @@ CASES = [
                     ("answer-closed-form", "deeper(parent, k, l) == l", "max(k, l) == l"),
                     ("answer-closed-form", "m = deeper(parent, m, k)", "m = max(m, k)")],
      {"poe-closed-b": M06.B_BY_INDEX}),
+    ("rnea_poe06", [("answer-closed-form", "if k != l and deeper(parent, k, l) == l:", "if k < l:")],
+     {"poe-closed-b": M06.B_FIRST_BY_INDEX}),
     ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
      {"app-friction-columns": M11.COL_NO_SIGN}),
     ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11.COL_COULOMB_SIGMA}),

@@ -21,7 +21,8 @@ trees). ``A`` is compared with the CRBA (a recursion in body frames), first its 
 through its symmetric part ``½(B_ikl + B_ilk)`` — the only part the dynamics fix — with the
 Christoffel symbols from the RNEA's velocity torques (``coriolis_matrix`` polarised). Known mistakes:
 ``m ≥ i`` only (A not symmetric), one link's inertia for the sum, the chain's index sums on a tree;
-in B the bracket order, either term dropped or its bracket turned around, the chain's sums on a tree.
+in B the bracket order, either term dropped or its bracket turned around, the chain's sums on a tree,
+the first term for every ``k < l`` on a tree (``k`` carries ``l`` is meant).
 
 ==========================  ======  =======================================================
 check                       points  what it tests
@@ -453,9 +454,10 @@ def mass_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by
     return np.array([[s[i] @ N_bar[D[i, j]] @ s[j] if D[i, j] != -1 else 0.0 for j in range(n)] for i in range(n)])
 
 
-def velocity_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by_both, first=1.0, second=1.0):
+def velocity_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by_both, first=1.0, second=1.0,
+                         by_index=False):
     """[LG]'s ``B_ikl = [k carries l] s_iᵀ N̄ [s_k, s_l] + s_kᵀ N̄ [s_i, s_l]`` — or a slip: a sign on either term,
-    or the chain's index sums on a tree."""
+    the chain's index sums on a tree, or the chain's ``[k < l]`` for "k carries l" (``by_index``)."""
     s = np.asarray(s, dtype=float)
     N_bar, D = composite(N, parent), deepest(parent)
     n = len(parent)
@@ -466,7 +468,7 @@ def velocity_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carrie
                 m = D[i, l]
                 if m == -1:
                     continue
-                if D[k, l] == l and k != l:
+                if (k < l) if by_index else (D[k, l] == l and k != l):
                     B[i, k, l] += first * s[i] @ N_bar[m] @ se3.ad(s[k]) @ s[l]
                 if D[m, k] != -1:
                     B[i, k, l] += second * s[k] @ N_bar[D[m, k]] @ se3.ad(s[i]) @ s[l]
@@ -492,6 +494,10 @@ B_NO_SECOND = Variant("your B seems to lack the term s_kᵀ N̄ [s_i, s_l] of th
                       velocity_coefficients=partial(velocity_closed_with, second=0.0))
 B_SECOND_SWAPPED = Variant("your second term seems to use [s_l, s_i]; pairing {q̇, N q̇} with s_i gives "
                            "q̇ᵀ N [s_i, q̇]", velocity_coefficients=partial(velocity_closed_with, second=-1.0))
+B_FIRST_BY_INDEX = Variant("your first term seems to be taken for every k < l; on a tree the screw s_l moves with "
+                           "joint k only when joint k carries joint l (k on l's path from the base): "
+                           "ṡ_l = Σ_(k carries l) θ̇_k [s_k, s_l]",
+                           velocity_coefficients=partial(velocity_closed_with, by_index=True))
 B_BY_INDEX = Variant("your B seems to use the chain's sums by index on a tree: the links in both formulas are those "
                      "in the subtree of the deepest joint, and only when the joints lie on one path from the base",
                      velocity_coefficients=partial(velocity_closed_with, composite=_suffix_sums,
@@ -528,7 +534,7 @@ def closed_a_tree(ctx, mass_matrix_closed_form):
 
 @EXERCISE.check("poe-closed-b", points=2, functions=("velocity_coefficients",),
                 title="closed form: the symmetric part of B is the Christoffel symbols (chains and trees)",
-                variants=(B_BRACKET_ORDER, B_NO_FIRST, B_NO_SECOND, B_SECOND_SWAPPED, B_BY_INDEX))
+                variants=(B_BRACKET_ORDER, B_NO_FIRST, B_NO_SECOND, B_SECOND_SWAPPED, B_BY_INDEX, B_FIRST_BY_INDEX))
 def closed_b(ctx, velocity_coefficients):
     for model in [random_model(ctx, tree=False) for _ in range(2)] + [random_tree(ctx) for _ in range(2)]:
         q, qd, _ = random_state(ctx, model)
@@ -539,5 +545,6 @@ def closed_b(ctx, velocity_coefficients):
         B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n), call=call)
         ctx.expect_close("½ (B_ikl + B_ilk) (the Christoffel symbols Γ_ikl)", 0.5 * (B + B.transpose(0, 2, 1)),
                          christoffel(model, q), call=call,
-                         hint="B_ikl = s_iᵀ N̄_max(i,l) [s_k, s_l] (k < l only) + s_kᵀ N̄_max(i,k,l) [s_i, s_l]; "
-                              "[x, y] = ad(x) y; on a tree N̄ sums the subtree of the deepest joint, 0 off one path")
+                         hint="B_ikl = s_iᵀ N̄_max(i,l) [s_k, s_l] (only when joint k carries joint l: k < l on a chain) "
+                              "+ s_kᵀ N̄_max(i,k,l) [s_i, s_l]; [x, y] = ad(x) y; on a tree N̄ sums the subtree of "
+                              "the deepest joint, 0 off one path")

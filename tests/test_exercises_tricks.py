@@ -66,3 +66,44 @@ def test_every_unchecked_helper_stub_is_said_to_be_unchecked():
     missing = [(nb, f) for nb, f, text in _unchecked_stubs()
                if f"`{f}`" not in text or "not checked" not in text]
     assert missing == [], missing
+
+
+# --- 11 (d): "for every combination" is the way the text suggests, not one it demands ---------------------------
+
+COORDINATE_SEARCH = '''
+def fit_with_friction(W, QD, TAU, vs_grid, weights):
+    N, n = TAU.shape
+    r = W.shape[1]
+    row_w = np.tile(weights, N)
+    y = TAU.ravel() * row_w
+
+    def solve(vs):
+        Phi = stribeck_columns(QD, vs)
+        F = np.zeros((N, n, 3 * n))
+        for j in range(n):
+            F[:, j, 3 * j:3 * j + 3] = Phi[:, j]
+        A = np.hstack([W, F.reshape(N * n, 3 * n)]) * row_w[:, None]
+        x = np.linalg.lstsq(A, y, rcond=None)[0]
+        return np.sum((A @ x - y) ** 2), x
+
+    vs = np.full(n, vs_grid[0], dtype=float)
+    for _ in range(3):                                   # one joint at a time, the others held
+        for j in range(n):
+            costs = [solve(np.r_[vs[:j], v, vs[j + 1:]])[0] for v in vs_grid]
+            vs[j] = vs_grid[int(np.argmin(costs))]
+    return solve(vs)[1][:r], solve(vs)[1][r:].reshape(n, 3), vs
+'''
+
+
+def test_a_search_one_joint_at_a_time_is_accepted_and_the_text_says_so():
+    import json
+    import pathlib
+
+    ns = namespace("applications11")
+    exec(COORDINATE_SEARCH, ns)
+    assert all(run("applications11", "app-friction-fit", ns, seed=seed).passed for seed in range(4))
+    root = pathlib.Path(__file__).resolve().parents[1]
+    for folder in ("exercises", "solutions"):
+        nb = json.loads((root / folder / "11_applications.ipynb").read_text(encoding="utf-8"))
+        text = "".join(next(c for c in nb["cells"] if c.get("id") == "part-d")["source"])
+        assert "another search (e.g. one joint at a time) earns the points" in text, folder

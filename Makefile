@@ -29,7 +29,7 @@ install-course: venv
 	$(link-labextension)
 
 install-test: venv
-	$(PIP) install --quiet -e ".[course,test,oracles,fast]"
+	$(PIP) install --quiet -e ".[course,test,oracles,fast,cluster]"
 	$(link-labextension)
 
 lab: install-course

@@ -22,7 +22,7 @@ from lessonlib.grading.client import local_function
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = {"00_tour": "tour00", "01_lie_groups": "lie_groups01", "02_lie_algebra": "lie_algebra02",
            "03_inertia": "inertia03", "04_lagrange": "lagrange04"}
-POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 7, "04_lagrange": 8}
+POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 7, "04_lagrange": 12}
 
 
 def read(kind, stem):
@@ -159,8 +159,37 @@ def coriolis_2link(q, qd, arm):
     """The right C qd, but not Christoffel's C."""
     h = arm["m2"] * arm["l1"] * arm["lc2"] * np.sin(q[1])
     return np.array([[-2 * h * qd[1], -h * qd[1]], [h * qd[0], 0.0]])
+''',
+        "answer-dh": '''
+def _com_positions(q, arm):
+    c1, s1, c12, s12 = np.cos(q[0]), np.sin(q[0]), np.cos(q[0] + q[1]), np.sin(q[0] + q[1])
+    return (arm["lc1"] * np.array([c1, s1, 0.0]),
+            np.array([arm["l1"] * c1 + arm["lc2"] * c12, arm["l1"] * s1 + arm["lc2"] * s12, 0.0]))
+
+
+def potential_dh(q, arm, gravity):
+    """[DB4]'s P = Σ m gᵀ p_c taken as printed, with g pointing down: the sign is flipped."""
+    p1, p2 = _com_positions(q, arm)
+    return float(arm["m1"] * np.dot(gravity, p1) + arm["m2"] * np.dot(gravity, p2))
+
+
+def gravity_dh(q, arm, gravity):
+    """The gradient of that P, by central differences."""
+    h = 1e-6
+    return np.array([(potential_dh(q + e, arm, gravity) - potential_dh(q - e, arm, gravity)) / (2 * h)
+                     for e in np.eye(2) * h])
+''',
+        "answer-skater": '''
+def skater_momentum(q, qd, skater):
+    return (skater["I"] + skater["m"] * q[1] ** 2) * qd[0]
+
+
+def skater_torques(q, qd, qdd, skater):
+    """The Coriolis torque with a factor 1 (r² differentiated as r ṙ)."""
+    I, m, r = skater["I"], skater["m"], q[1]
+    return np.array([(I + m * r * r) * qdd[0] + m * r * qd[1] * qd[0], m * qdd[1] - m * r * qd[0] ** 2])
 '''}, {"lagrange-pendulum-static", "lagrange-mass-db4", "lagrange-gravity-db4", "lagrange-gravity-random",
-       "lagrange-coriolis-cqd"}),
+       "lagrange-coriolis-cqd", "lagrange-skater-momentum"}),
 }
 #: What a failure message must say, for a few checks: (check id, words).
 MESSAGES = {
@@ -168,7 +197,10 @@ MESSAGES = {
     "01_lie_groups": [("lie-log-pi", "symmetric part"), ("lie-axioms-inverse", "inverse: expected False, got True")],
     "02_lie_algebra": [("twist-small-ad", "Modern Robotics"), ("twist-wrench-point", "F = [r × f; f]")],
     "03_inertia": [("inertia-energy", "v_c = v_O + ω × c"), ("inertia-physical-moments", "eigvalsh")],
-    "04_lagrange": [("lagrange-pendulum-dynamic", "I_O = I_c + m ell²"), ("lagrange-coriolis-skew", "skew")],
+    "04_lagrange": [("lagrange-pendulum-dynamic", "I_O = I_c + m ell²"), ("lagrange-coriolis-skew", "skew"),
+                    ("lagrange-dh-potential", "likely mistake: your potential seems to be +Σ m_i gᵀ p_ci"),
+                    ("lagrange-dh-gravity", "likely mistake: your g(q) has the wrong sign"),
+                    ("lagrange-skater-torques", "2 m r ṙ ω")],
 }
 
 

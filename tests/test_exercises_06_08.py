@@ -30,7 +30,7 @@ from lessonlib.grading.sandbox import build_sandbox
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
              "mass_matrix08": "08_mass_matrix_forward_dynamics.ipynb"}
-POINTS = {"rnea_poe06": 10, "denoc07": 10, "mass_matrix08": 11}
+POINTS = {"rnea_poe06": 14, "denoc07": 10, "mass_matrix08": 11}
 
 
 local = local_function          # a student function as the checkers see it (plain-data round trip)
@@ -107,7 +107,8 @@ def test_06_forgotten_bracket_costs_only_the_acceleration_checks():
     got = verdicts("rnea_poe06", ns)
     assert got == {"poe-home-poses": True, "poe-home-inertias": True, "poe-adjoint": True, "poe-adjoint-chain": True,
                    "poe-forward-v": True, "poe-forward-a": False, "poe-rnea-chain": False, "poe-rnea-ur5": False,
-                   "poe-rnea-identities": True}                   # at rest (qd = 0) the bracket term vanishes
+                   "poe-rnea-identities": True,                   # at rest (qd = 0) the bracket term vanishes
+                   "poe-closed-a-chain": True, "poe-closed-a-tree": True, "poe-closed-b": True}   # (e) stands alone
     assert_helpful(run("rnea_poe06", "poe-forward-a", ns))
 
 

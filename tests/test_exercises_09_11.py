@@ -29,7 +29,7 @@ from lessonlib.grading.sandbox import build_sandbox
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"aba09": "09_aba.ipynb", "simulation10": "10_simulation.ipynb", "applications11": "11_applications.ipynb"}
-POINTS = {"aba09": 8, "simulation10": 8, "applications11": 9}
+POINTS = {"aba09": 8, "simulation10": 8, "applications11": 19}
 
 
 def answers_of(path):

@@ -22,12 +22,13 @@ import pytest
 
 from lessonlib.grading.checker import load_exercise, replay, run_check, same_failure
 from lessonlib.grading.client import local_function
-from lessonlib.grading.exercises import aba09, constrained12, denoc07, mass_matrix08, rnea05, rnea_poe06
+from lessonlib.grading.exercises import (aba09, applications11, constrained12, denoc07, lagrange04, mass_matrix08,
+                                        rnea05, rnea_poe06)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-NOTEBOOKS = {"rnea05": "05_rnea.ipynb", "rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
+NOTEBOOKS = {"lagrange04": "04_lagrange.ipynb", "rnea05": "05_rnea.ipynb", "rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
              "mass_matrix08": "08_mass_matrix_forward_dynamics.ipynb", "aba09": "09_aba.ipynb",
-             "constrained12": "12_constrained.ipynb"}
+             "applications11": "11_applications.ipynb", "constrained12": "12_constrained.ipynb"}
 LIKELY = "likely mistake: "
 
 
@@ -60,7 +61,21 @@ def named_mistakes(message):
 
 # --- one student bug per known mistake: (exercise, edits, {check: the variant it must name}) ---------------
 
-M05, M06, M07, M08, M09, M12 = rnea05, rnea_poe06, denoc07, mass_matrix08, aba09, constrained12
+M04, M05, M06, M07, M08, M09, M11, M12 = (lagrange04, rnea05, rnea_poe06, denoc07, mass_matrix08, aba09, applications11,
+                                          constrained12)
+SKATER_L = "return float(_L_spin(q[0], q[1], qd[0], qd[1], 0.0, 0.0, skater[\"I\"], skater[\"m\"]))"
+SKATER_TAU = ("return np.array(_tau_skater(q[0], q[1], qd[0], qd[1], qdd[0], qdd[1], skater[\"I\"], skater[\"m\"]), "
+              "dtype=float)")
+CF_A_BODY = ("            m = deeper(parent, i, j)\n            if m is not None:                        # otherwise no link "
+             "moves with both joints\n                A[i, j] = s[i] @ N_bar[m] @ s[j]\n")
+LIMIT_CLIP = "return np.clip(tau, -np.asarray(tau_max), np.asarray(tau_max))"
+
+
+def skater_by_hand(coriolis, centrifugal):
+    """``skater_torques`` typed in by hand, with the Coriolis term of τ₁ and the centrifugal term of τ₂ given."""
+    return (f'I, m, r = skater["I"], skater["m"], q[1]\n    return np.array([(I + m * r * r) * qdd[0] + {coriolis}, '
+            f'm * qdd[1] {centrifugal}])')
+
 CHOLESKY_LOOPS = '''    n = len(b)
     y = np.zeros(n)
     for i in range(n):                              # forward substitution: L y = b
@@ -304,6 +319,126 @@ CASES = [
      {"fivebar-power": M12.RD_J_NOT_TRANSPOSED}),
     ("constrained12", [("answer-redistribute", "np.linalg.inv(J_k)[a]", "np.linalg.inv(J_k)[:, a]")],
      {"fivebar-power": M12.RD_COLUMN}),
+    # --- issue 13's parts: exercise 04 (e)–(f), 05 (e), 06 (e), 11 (d)–(g) ---------------------------------------
+    ("lagrange04", [("answer-dh", "P_dh = -(m1 * g_vec.dot", "P_dh = (m1 * g_vec.dot")],
+     {"lagrange-dh-potential": M04.P_SIGN, "lagrange-dh-gravity": M04.G_SIGN}),
+    ("lagrange04", [("answer-dh", "sp.Matrix([lc1 - l1, 0, 0, 1])", "sp.Matrix([lc1, 0, 0, 1])"),
+                    ("answer-dh", "sp.Matrix([lc2 - l2, 0, 0, 1])", "sp.Matrix([lc2, 0, 0, 1])")],
+     {"lagrange-dh-potential": M04.P_AT_JOINT, "lagrange-dh-gravity": M04.G_AT_JOINT}),
+    ("lagrange04", [("answer-dh", "sp.Matrix([lc1 - l1, 0, 0, 1])", "sp.Matrix([-l1 / 2, 0, 0, 1])"),
+                    ("answer-dh", "sp.Matrix([lc2 - l2, 0, 0, 1])", "sp.Matrix([-l2 / 2, 0, 0, 1])")],
+     {"lagrange-dh-potential": M04.P_MIDPOINT, "lagrange-dh-gravity": M04.G_MIDPOINT}),
+    ("lagrange04", [("answer-dh", "T_02 = T_01 * dh_matrix(l2, 0, 0, q2)", "T_02 = dh_matrix(l2, 0, 0, q2)")],
+     {"lagrange-dh-potential": M04.P_NOT_CHAINED}),
+    ("lagrange04", [("answer-dh", "g_vec = sp.Matrix([gx, gy, gz])",
+                     "g_vec = sp.Matrix([0, -sp.sqrt(gx**2 + gy**2 + gz**2), 0])")],
+     {"lagrange-dh-potential": M04.P_DOWN_Y, "lagrange-dh-gravity": M04.G_DOWN_Y}),
+    ("lagrange04", [("answer-skater", "L_spin = plain(T_skater.diff(theta_t.diff(t)))", "L_spin = plain(T_skater)")],
+     {"lagrange-skater-momentum": M04.L_ENERGY}),
+    ("lagrange04", [("answer-skater", SKATER_L, 'return float(skater["I"] * qd[0])')],
+     {"lagrange-skater-momentum": M04.L_HUB_ONLY}),
+    ("lagrange04", [("answer-skater", SKATER_L, 'return float(skater["m"] * q[1] ** 2 * qd[0])')],
+     {"lagrange-skater-momentum": M04.L_MASS_ONLY}),
+    ("lagrange04", [("answer-skater", SKATER_TAU, skater_by_hand("m * r * qd[1] * qd[0]", "- m * r * qd[0] ** 2"))],
+     {"lagrange-skater-torques": M04.T_CORIOLIS_ONCE}),
+    ("lagrange04", [("answer-skater", SKATER_TAU, skater_by_hand("0.0", "- m * r * qd[0] ** 2"))],
+     {"lagrange-skater-torques": M04.T_NO_CORIOLIS}),
+    ("lagrange04", [("answer-skater", "T_skater.diff(x.diff(t)).diff(t) - T_skater.diff(x)",
+                     "T_skater.diff(x.diff(t)).diff(t) + T_skater.diff(x)")],
+     {"lagrange-skater-torques": M04.T_CENTRIFUGAL_SIGN}),
+    ("lagrange04", [("answer-skater", "T_skater.diff(x.diff(t)).diff(t) - T_skater.diff(x)",
+                     "T_skater.diff(x.diff(t)).diff(t)")],
+     {"lagrange-skater-torques": M04.T_NO_CENTRIFUGAL}),
+    ("rnea05", [("answer-lwp", "if i == 0:", "if i == -1:")],
+     {"rnea-lwp-revolute": M05.LWP_NO_STOP, "rnea-lwp-prismatic": M05.LWP_NO_STOP}),
+    ("rnea05", [("answer-lwp", 'tau[i] = f_i @ z if joint_types[i] == "P" else n_i @ z', "tau[i] = n_i @ z")],
+     {"rnea-lwp-prismatic": M05.LWP_SLIDE_MOMENT}),
+    ("rnea05", [("answer-lwp", "z = R[i].T @ z0", "z = z0")],
+     {"rnea-lwp-revolute": M05.LWP_AXIS_Z_I, "rnea-lwp-prismatic": M05.LWP_AXIS_Z_I}),
+    ("rnea05", [("answer-lwp", "R_next @", "R_next.T @")],
+     {"rnea-lwp-revolute": M05.LWP_CARRY_TRANSPOSED, "rnea-lwp-prismatic": M05.LWP_CARRY_TRANSPOSED}),
+    ("rnea05", [("answer-lwp", "np.cross(p_star[i] + s_bar[i], F[i])", "np.cross(s_bar[i], F[i])")],
+     {"rnea-lwp-revolute": M05.LWP_LEVER, "rnea-lwp-prismatic": M05.LWP_LEVER}),
+    ("rnea05", [("answer-lwp", "R_next @ n_next + np.cross(p_star[i], R_next @ f_next)", "R_next @ n_next")],
+     {"rnea-lwp-revolute": M05.LWP_NO_TRANSMITTED, "rnea-lwp-prismatic": M05.LWP_NO_TRANSMITTED}),
+    ("rnea_poe06", [("answer-closed-form", CF_A_BODY, "            A[i, j] = s[i] @ N_bar[i] @ s[j]\n")],
+     {"poe-closed-a-chain": M06.A_ROW_ONLY, "poe-closed-a-tree": M06.A_ROW_ONLY}),
+    ("rnea_poe06", [("answer-closed-form", "N_bar = carried_inertias(N, parent)\n    A = np.zeros((n, n))",
+                     "N_bar = np.array(N, dtype=float)\n    A = np.zeros((n, n))")],
+     {"poe-closed-a-chain": M06.A_OWN_LINK, "poe-closed-a-tree": M06.A_OWN_LINK}),
+    ("rnea_poe06", [("answer-closed-form", "N_bar = carried_inertias(N, parent)\n    A = np.zeros((n, n))",
+                     "N_bar = np.cumsum(np.asarray(N)[::-1], axis=0)[::-1]\n    A = np.zeros((n, n))"),
+                    ("answer-closed-form", "m = deeper(parent, i, j)", "m = max(i, j)")],
+     {"poe-closed-a-tree": M06.A_BY_INDEX}),
+    ("rnea_poe06", [("answer-closed-form", "se3.ad(s[k]) @ s[l]", "se3.ad(s[l]) @ s[k]")],
+     {"poe-closed-b": M06.B_BRACKET_ORDER}),
+    ("rnea_poe06", [("answer-closed-form", "B[i, k, l] += s[i] @ N_bar[m] @ se3.ad(s[k]) @ s[l]", "pass")],
+     {"poe-closed-b": M06.B_NO_FIRST}),
+    ("rnea_poe06", [("answer-closed-form", "B[i, k, l] += s[k] @ N_bar[m] @ se3.ad(s[i]) @ s[l]", "pass")],
+     {"poe-closed-b": M06.B_NO_SECOND}),
+    ("rnea_poe06", [("answer-closed-form", "se3.ad(s[i]) @ s[l]", "se3.ad(s[l]) @ s[i]")],
+     {"poe-closed-b": M06.B_SECOND_SWAPPED}),
+    ("rnea_poe06", [("answer-closed-form", "N_bar = carried_inertias(N, parent)\n    B = np.zeros((n, n, n))",
+                     "N_bar = np.cumsum(np.asarray(N)[::-1], axis=0)[::-1]\n    B = np.zeros((n, n, n))"),
+                    ("answer-closed-form", "m = deeper(parent, i, l)", "m = max(i, l)"),
+                    ("answer-closed-form", "deeper(parent, k, l) == l", "max(k, l) == l"),
+                    ("answer-closed-form", "m = deeper(parent, m, k)", "m = max(m, k)")],
+     {"poe-closed-b": M06.B_BY_INDEX}),
+    ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
+     {"app-friction-columns": M11.COL_NO_SIGN}),
+    ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11.COL_COULOMB_SIGMA}),
+    ("applications11", [("answer-friction", "e = np.exp(-(QD / np.asarray(vs, dtype=float)) ** 2)",
+                         "e = np.exp(-np.abs(QD / np.asarray(vs, dtype=float)))")],
+     {"app-friction-columns": M11.COL_EXPONENT}),
+    ("applications11", [("answer-friction", "sigma = np.tanh(QD / 1e-3)", "sigma = np.sign(QD)")],
+     {"app-friction-columns": M11.COL_SIGN}),
+    ("applications11", [("answer-friction", "for vs in itertools.product(vs_grid, repeat=n):",
+                         "for vs in ([v] * n for v in vs_grid):")], {"app-friction-fit": M11.FIT_SHARED}),
+    ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.ones(N * n)")],
+     {"app-friction-fit": M11.FIT_UNWEIGHTED}),
+    ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.tile(np.sqrt(weights), N)")],
+     {"app-friction-fit": M11.FIT_SQRT_WEIGHTS}),
+    ("applications11", [("answer-observer", "coriolis_matrix(model, q, qd).T @ qd", "coriolis_matrix(model, q, qd) @ qd")],
+     {"app-observer-step": M11.OBS_C, "app-observer-push": M11.OBS_C}),
+    ("applications11", [("answer-observer", "- gravity_torques(model, q)", "+ gravity_torques(model, q)")],
+     {"app-observer-step": M11.OBS_GRAVITY, "app-observer-push": M11.OBS_GRAVITY}),
+    ("applications11", [("answer-observer", "known_rate(q_next, qd_next)) + r)", "known_rate(q_next, qd_next)))")],
+     {"app-observer-step": M11.OBS_NO_R, "app-observer-push": M11.OBS_NO_R}),
+    ("applications11", [("answer-observer", "0.5 * (known_rate(q, qd) + known_rate(q_next, qd_next))", "known_rate(q, qd)")],
+     {"app-observer-step": M11.OBS_RECTANGLE, "app-observer-push": M11.OBS_RECTANGLE}),
+    ("applications11", [("answer-observer", "known_rate(q_next, qd_next)) + r)", "known_rate(q_next, qd_next)) - r)"),
+                        ("answer-observer", "r = K * (", "r = -K * (")],
+     {"app-observer-step": M11.OBS_DB4_SIGN, "app-observer-push": M11.OBS_DB4_SIGN}),
+    ("applications11", [("answer-limits", LIMIT_CLIP, "return np.minimum(tau, tau_max)")],
+     {"app-limits-law": M11.LIM_UPPER, "app-limits-run": M11.RUN_UPPER}),
+    ("applications11", [("answer-limits", "tau = computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=gravity)\n    "
+                         + LIMIT_CLIP, "v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)\n    return np.clip(crba(model, q) @ v, "
+                         "-np.asarray(tau_max), np.asarray(tau_max)) + bias_forces(model, q, qd, gravity=gravity)")],
+     {"app-limits-law": M11.LIM_BEFORE_BIAS}),
+    ("applications11", [("answer-limits", LIMIT_CLIP, "return tau * min(1.0, np.min(np.asarray(tau_max) / np.abs(tau)))")],
+     {"app-limits-law": M11.LIM_SCALED}),
+    ("applications11", [("answer-limits", "return limited_computed_torque(model, q, qd, *reference(t), Kp, Kd, tau_max)",
+                         "return computed_torque(model, q, qd, *reference(t), Kp, Kd)")],
+     {"app-limits-run": M11.RUN_NO_LIMIT}),
+    ("applications11", [("answer-limits", "return reference(traj.t)[0] - traj.q", "return traj.q - reference(traj.t)[0]")],
+     {"app-limits-run": M11.RUN_ERROR_SIGN}),
+    ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
+                         "return regressor(model, q, qd, a)")], {"app-sl-regressor": M11.Y_C_QD}),
+    ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
+                         "return regressor(model, q, v, a)")], {"app-sl-regressor": M11.Y_C_V}),
+    ("applications11", [("answer-sl", "+ 0.5 * (c(qd + v)", "+ (c(qd + v)")], {"app-sl-regressor": M11.Y_NO_HALF}),
+    ("applications11", [("answer-sl", "regressor(model, q, x, zero, gravity=np.zeros(3))", "regressor(model, q, x, zero)")],
+     {"app-sl-regressor": M11.Y_C_GRAVITY}),
+    ("applications11", [("answer-sl", "-Gamma * (Y.T @ s)", "Gamma * (Y.T @ s)")],
+     {"app-sl-law": M11.SL_ADAPT_SIGN, "app-sl-closed-loop": M11.SL_ADAPT_SIGN}),
+    ("applications11", [("answer-sl", "q_err = q - q_d", "q_err = q_d - q"),
+                        ("answer-sl", "qdd_r = qdd_d - Lambda * (qd - qd_d)", "qdd_r = qdd_d - Lambda * (qd_d - qd)")],
+     {"app-sl-law": M11.SL_ERROR_SIGN, "app-sl-closed-loop": M11.SL_ERROR_SIGN}),
+    ("applications11", [("answer-sl", "s = qd - qd_r", "s = qd_r - qd")],
+     {"app-sl-law": M11.SL_S_SIGN, "app-sl-closed-loop": M11.SL_S_SIGN}),
+    ("applications11", [("answer-sl", "Y = sl_regressor(model, q, qd, qd_r, qdd_r)[:, columns]",
+                         "Y = sl_regressor(model, q, qd, qd_d, qdd_d)[:, columns]")],
+     {"app-sl-law": M11.SL_DESIRED_Y, "app-sl-closed-loop": M11.SL_DESIRED_Y}),
 ]
 
 

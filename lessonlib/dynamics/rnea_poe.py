@@ -1,6 +1,6 @@
 """Inverse dynamics by the Lie-group (product-of-exponentials) recursion in zero-configuration frames.
 
-Course: [LG, 递归公式], after [Selig 2005] and [Park, Bobrow & Ploen 1995]. The same torques as the spatial
+Course: [LG, the recursive formulas], after [Selig 2005] and [Park, Bobrow & Ploen 1995]. The same torques as the spatial
 :func:`~lessonlib.dynamics.rnea.rnea`; what changes is where the quantities live.
 
 Convention — the zero-configuration (home) frame, [LG]'s superscript ``0``: every quantity of
@@ -34,7 +34,7 @@ Inward pass, ``i = n−1 .. 0``: ``P_i⁰`` starts as ``Q_i⁰``, and then::
 
     τ_i = (P_i⁰)ᵀ s_i⁰,        P_p⁰ += H_i⁻ᵀ P_i⁰
 
-([LG, 递归公式] writes ``P_i⁰ = Q_i⁰ + H_{i+1}⁻ᵀ P_{i+1}⁰`` for a 6-link chain; on a tree each body sends
+([LG, the recursive formulas] writes ``P_i⁰ = Q_i⁰ + H_{i+1}⁻ᵀ P_{i+1}⁰`` for a 6-link chain; on a tree each body sends
 its ``P`` to its parent). ``Joint.scale`` is part of ``S_i`` and so of ``s_i⁰``.
 """
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _rnea_poe(model, q, qd, qdd, gravity, f_ext):
 
 
 def rnea_poe(model, q, qd, qdd, *, gravity=None, f_ext=None):
-    """Joint torques ``τ = ID(q, q̇, q̈)`` by [LG, 递归公式]'s Lie-group recursion in home frames.
+    """Joint torques ``τ = ID(q, q̇, q̈)`` by [LG, the recursive formulas]'s Lie-group recursion in home frames.
 
     Convention: see the module docstring (zero-configuration frames, ``H_i = Ad(exp(θ_i s_i⁰))``,
     gravity folded in as ``q̈_0 − g = [0; −g]``); the result equals
@@ -108,7 +108,7 @@ class PoETrace:
     ``V`` (n, 6) twists ``V_i⁰``; ``Vd_g`` (n, 6) ``q̈_i⁰ − g_i⁰``; ``Q`` (n, 6) body wrenches
     ``Q_i⁰``; ``P`` (n, 6) joint wrenches ``P_i⁰``; ``tau`` (n,). Identities: ``V_i⁰ = Ad(M_i) v_i``
     (``v_i`` the body twist) and the space twist of body ``i`` is ``H_{a_1} ⋯ H_{a_k} V_i⁰``, the
-    product over the path ``a_1 .. a_k = i`` from the base ([LG, 递归公式]: ``q̇_j = H_1 H_2 ⋯ H_j q̇_j⁰``).
+    product over the path ``a_1 .. a_k = i`` from the base ([LG, the recursive formulas]: ``q̇_j = H_1 H_2 ⋯ H_j q̇_j⁰``).
     """
 
     tau: np.ndarray

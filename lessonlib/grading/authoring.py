@@ -86,6 +86,26 @@ def is_stub(source):
     return True
 
 
+def answers_of(path):
+    """``{answer cell id: source}`` of the notebook at ``path``."""
+    nb = nbformat.read(str(path), as_version=4)
+    return {_lessonlib_meta(c).get("id"): c.source for c in nb.cells if ANSWER_TAG in _tags(c)}
+
+
+def filled(exercise_path, answers, *, student_id=None):
+    """The exercise notebook at ``exercise_path`` with answer cells filled in: a submission, for tests
+    and benchmarks. ``answers``: ``{answer cell id: source}``; ``student_id`` fills the first answer
+    cell's ``student_id = "..."`` (unless ``answers`` gives that cell)."""
+    nb = nbformat.read(str(exercise_path), as_version=4)
+    keys = [_lessonlib_meta(c).get("id") for c in nb.cells if ANSWER_TAG in _tags(c)]
+    given = ({keys[0]: f'student_id = "{student_id}"'} if student_id is not None and keys else {}) | dict(answers)
+    for cell in nb.cells:
+        key = _lessonlib_meta(cell).get("id")
+        if ANSWER_TAG in _tags(cell) and key in given:
+            cell.source = given[key]
+    return nb
+
+
 def blank_from_solution(solution):
     """The exercise notebook of a solution notebook: same cells and ids, stubbed answers, no outputs."""
     nb = nbformat.from_dict(nbformat.reads(nbformat.writes(solution), as_version=4))

@@ -16,13 +16,15 @@ exercise's checker module, regenerated from the package (the notebook's own chec
 trusted, so editing them changes nothing). It writes nothing unless asked.
 
 Exit status: 0 when grading ran, whatever the scores; 2 for usage errors (bad arguments, no or
-unusable reference, no submissions).
+unusable reference, no submissions); 130 when interrupted (Ctrl-C: every submission still gets a row,
+and the same command run again grades only what is missing).
 """
 from __future__ import annotations
 
 import argparse
 import copy
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -30,6 +32,7 @@ from pathlib import Path
 import nbformat
 
 from . import classreport, gradebook, grader, reports
+from .records import Records, records_dir
 from .checker import exercise_for_notebook, load_exercise
 from .notebook import (CHECK_TAG, ReferenceNotebookError, _lessonlib_meta, _tags, load_reference,
                        read_json_notebook, reference_from_nb, SubmissionError)
@@ -54,6 +57,14 @@ def _parser():
     p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per notebook (600)")
     p.add_argument("--cell-timeout", type=float, default=60.0, metavar="S", help="seconds per cell (60)")
     p.add_argument("--keep", action="store_true", help="keep the temporary graded runs (for debugging)")
+    p.add_argument("--confinement", choices=("auto", "landlock", "none"), default="auto",
+                   help="walls around the graded kernel: Landlock when it works here (auto), required (landlock), "
+                        "or none (answers that could read files then wait for review)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="grade each submission as a task on this dask.distributed scheduler (needs .[cluster])")
+    p.add_argument("--no-resume", action="store_true",
+                   help="grade everything again (by default a submission graded by an earlier run with the same "
+                        "outputs, unchanged since, is not graded again: see OUTPUT.records/)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     return p
 
@@ -127,12 +138,24 @@ def _self_preview(args):
         return _usage(str(exc))
     if solution:
         reference.note = f"checked against {solution}"
-    options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
-    result = grader.grade_submission(reference, path, options)
-    print(f"PREVIEW (not a grade) — {reference.note}")
+    options = _options(args)
+    try:
+        shared = grader.prepare(reference, options, denied=[path])
+    except RuntimeError as exc:
+        return _usage(str(exc))
+    try:
+        result = grader.grade_submission(reference, path, options, shared=shared)
+    finally:
+        shared.close()
+    print(f"PREVIEW (not a grade) — {reference.note}; protection: {shared.protection}")
     print(reports.feedback_markdown(result, title="Preview", preview=True))
     _write(args, [result], preview=True)
     return 0
+
+
+def _options(args):
+    return grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep,
+                          confinement=args.confinement)
 
 
 def _usage(message):
@@ -178,11 +201,37 @@ def main(argv=None):
     submissions = grader.find_submissions(args.submissions, args.reference)
     if not submissions:
         return _usage("no .ipynb submissions found")
-    options = grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep)
-    start = time.monotonic()
-    results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet)
+    options = _options(args)
+    outputs = [p for p in (args.out, args.json, args.feedback, args.gradebook, args.report) if p]
+    try:
+        shared = grader.prepare(reference, options, denied=[p for _, p in submissions] + outputs)
+    except RuntimeError as exc:
+        return _usage(str(exc))
+    print(f"lessonlib-grade: protection: {shared.protection}"
+          + (" (on this machine; each worker records its own in the JSON)" if args.scheduler else ""), file=sys.stderr)
+    where = records_dir([args.gradebook, args.json, args.out, args.report, args.feedback])
+    if where is not None and args.no_resume:
+        shutil.rmtree(where, ignore_errors=True)
+    start, interrupted = time.monotonic(), False
+    records = Records(where) if where is not None else None
+    try:
+        if args.scheduler:
+            from .cluster import grade_on_cluster          # noqa: PLC0415 (needs the optional extra)
+            results = grade_on_cluster(reference, submissions, options, scheduler=args.scheduler, records=records,
+                                       progress=not args.quiet)
+        else:
+            results = grader.grade_batch(reference, submissions, options, jobs=args.jobs, progress=not args.quiet,
+                                         shared=shared, records=records)
+    except grader.Interrupted as exc:
+        results, interrupted = exc.results, True
+    finally:
+        shared.close()
     wall = time.monotonic() - start
     _write(args, results, wall_seconds=wall)
+    if interrupted:
+        print("lessonlib-grade: interrupted; every submission has a row (the ones not graded are not-run). "
+              "Run the same command again to grade only what is missing.", file=sys.stderr)
+        return 130
     if not args.quiet:
         print(reports.summary_table(results))
     print(classreport.summary_text(results, roots=args.submissions, wall_seconds=wall))

@@ -29,7 +29,6 @@ TRAILING_COLUMNS = ("needs_review",)
 #: Check statuses whose points are not final until an instructor has looked (status → reason).
 REVIEW_STATUSES = {
     "needs-review": "points withheld for review",
-    "copied-from-library": "possible copy of the library",
     "unverified": "verdict printed without the judge (forged output?)",
     "output-mismatch": "the check's output differed although the judge recorded a pass",
     "checker-error": "the checker failed (please report it)",
@@ -86,7 +85,9 @@ def review_reasons(result):
     reasons = []
     for c in result.checks.values():
         if c.status in REVIEW_STATUSES:
-            reasons.append(f"{c.check}: {REVIEW_STATUSES[c.status]}")
+            why = c.message.removeprefix("points withheld until an instructor reviews: ") if c.status == "needs-review" \
+                else ""
+            reasons.append(f"{c.check}: {REVIEW_STATUSES[c.status]}" + (f" ({_control_free(why)[:200]})" if why else ""))
     if result.error and not any(c.status in ("grader-error", "unreadable") for c in result.checks.values()):
         reasons.append(f"grader: {result.error.splitlines()[0][:200]}")
     return reasons
@@ -100,6 +101,11 @@ def check_columns(results):
             if cid not in columns:
                 columns.append(cid)
     return columns
+
+
+def _inert(value):
+    """A text cell a spreadsheet will not run as a formula (a leading ``= + @``, tab or CR is quoted)."""
+    return f"'{value}" if isinstance(value, str) and value[:1] in ("=", "+", "@", "\t", "\r") else value
 
 
 def gradebook_rows(results, roots=()):
@@ -117,7 +123,7 @@ def gradebook_rows(results, roots=()):
         if others:
             reasons.append(f"student id {sid!r} also used by {', '.join(others)}")
         points = [r.checks[c].points if c in r.checks else "" for c in checks]
-        rows.append([sid, r.path, r.total, r.max, *points, "; ".join(reasons)])
+        rows.append([_inert(sid), _inert(r.path), r.total, r.max, *points, _inert("; ".join(reasons))])
     return header, rows
 
 

@@ -23,43 +23,117 @@ on (:func:`grade_batch`).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import copydetect
+from . import confine, copydetect
 from .checker import load_exercise
 from .notebook import SubmissionError, read_submission
 from .run import graded_run
+from .processes import clean_env
+from .sandbox import build_library, confinement_policy
+from .zygote import Zygote
 from .screening import flags_of
 from .verdict import CheckResult, SubmissionResult, all_checks, check_results
 
 
 @dataclass
 class Options:
-    """How to grade: timeouts (seconds), attempts per check, and whether to keep the temp files."""
+    """How to grade: timeouts (seconds), attempts per check, whether to keep the temp files, and
+    ``confinement``: ``"auto"`` (Landlock when it works here, else review), ``"landlock"`` (required:
+    :func:`prepare` raises without it) or ``"none"`` (review only); ``zygotes``: fork each run's judge
+    and nbval process from per-batch fork servers (:mod:`.zygote`) instead of starting interpreters."""
 
     cell_timeout: float = 60.0
     timeout: float = 600.0
     max_attempts: int = 3
     keep: bool = False
     python: str = sys.executable
+    confinement: str = "auto"
+    zygotes: bool = True
 
 
-def grade_submission(reference, path, options=None, *, name=None, exercise=None, targets=None):
+@dataclass
+class Shared:
+    """What every graded run of a batch shares: the checker, the copy targets, the sandbox, the walls.
+
+    ``protection``: one line saying which walls hold (printed at the start, recorded per result);
+    ``enforce``: the kernel applies the Landlock ``policy`` (else the policy only defines what the
+    kernel records, and answers that could reach outside go to review).
+    """
+
+    exercise: object
+    targets: list
+    sandbox: Path
+    policy: dict
+    enforce: bool
+    protection: str
+    denied: list = field(default_factory=list)
+    abort: threading.Event = field(default_factory=threading.Event)   # set: stop every run at once
+    zygotes: dict = field(default_factory=dict)                       # "nbval", "judge": :class:`~.zygote.Zygote`
+
+    def close(self):
+        for zygote in self.zygotes.values():
+            zygote.close()
+        self.zygotes.clear()
+        shutil.rmtree(self.sandbox, ignore_errors=True)
+
+
+def protection_level(options):
+    """The Landlock ABI the graded kernels will use (0: none), checked by a probe process."""
+    if options.confinement not in ("auto", "landlock", "none"):
+        raise ValueError(f"confinement: expected 'auto', 'landlock' or 'none', got {options.confinement!r}")
+    if options.confinement == "none":
+        return 0
+    with tempfile.NamedTemporaryFile(prefix="lessonlib-probe-") as secret:
+        version = confine.probe(options.python, secret.name)
+    if not version and options.confinement == "landlock":
+        raise RuntimeError("confinement: Landlock was required but does not work here "
+                           f"({confine.describe(confine.abi())})")
+    return version
+
+
+def prepare(reference, options, *, denied=()):
+    """Build what a batch's runs share (:class:`Shared`): one sandbox library, one policy, one probe.
+
+    ``denied``: paths to cut out of the kernel's allowed trees besides the defaults (the reference,
+    the submissions: they matter only if they lie inside an allowed tree).
+    """
+    exercise = load_exercise(reference.exercise)
+    targets = copydetect.library_functions(exercise.copy_targets)
+    version = protection_level(options)
+    sandbox = build_library(tempfile.mkdtemp(prefix="lessonlib-sandbox-"), exercise)
+    denied = [os.path.dirname(os.path.abspath(reference.path)), os.getcwd(), *denied]
+    policy = confinement_policy(sandbox, "/nonexistent", exercise=exercise, denied=denied)
+    protection = confine.describe(version) + ("; the kernel drops every capability" if version and os.geteuid() == 0
+                                              else "")
+    zygotes = {}
+    if options.zygotes:
+        zygotes = {"nbval": Zygote("nbval", options.python, env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
+                   "judge": Zygote("judge", options.python, exercise=exercise.name, env=clean_env())}
+    return Shared(exercise, targets, sandbox, policy, bool(version), protection, denied, zygotes=zygotes)
+
+
+def grade_submission(reference, path, options=None, *, name=None, shared=None):
     """Grade one submission against ``reference`` (:func:`~.notebook.load_reference`).
 
-    Returns a :class:`~.verdict.SubmissionResult` whatever the submission does.
+    ``shared``: a batch's :func:`prepare` (made and removed here if not given). Returns a
+    :class:`~.verdict.SubmissionResult` whatever the submission does.
     """
     options = options or Options()
     start = time.monotonic()
     name = name or os.path.basename(path)
     result = SubmissionResult(name, os.fspath(path))
+    own = shared is None
     try:
-        exercise = exercise or load_exercise(reference.exercise)
-        targets = copydetect.library_functions(exercise.copy_targets) if targets is None else targets
+        shared = shared or prepare(reference, options, denied=[path])
+        result.protection = shared.protection
         try:                                                                    # read
             submission = read_submission(path, reference)
         except SubmissionError as exc:
@@ -67,19 +141,22 @@ def grade_submission(reference, path, options=None, *, name=None, exercise=None,
             result.error = str(exc)
             return result
         result.student_id, result.notes = submission.student_id, list(submission.notes)
-        copies = copydetect.find_copies(submission.answers, targets)          # screen
+        copies = copydetect.find_copies(submission.answers, shared.targets)   # screen
         result.flags = flags_of(submission.answers) + [
             f"answer cell {c.cell!r}: {c.function} is {c.ratio:.0%} identical to {c.target}" for c in copies]
-        run = graded_run(reference, exercise, submission, options)            # run
-        result.error, result.notes = run.run_error, result.notes + run.notes
-        result.checks = check_results(reference, exercise, submission, copies, run.roles, run.cells,   # verdict
-                                      run.verdicts, finished=run.finished, run_error=run.run_error,
-                                      grader_error=run.grader_error)
+        run = graded_run(reference, shared.exercise, submission, options, shared)   # run
+        result.interrupted = run.interrupted
+        result.error, result.notes = run.details or run.run_error, result.notes + run.notes
+        result.flags += [f"reached outside the sandbox: {a['path']} (in {a['function']})" for a in run.attempts]
+        result.checks = check_results(reference, shared.exercise, submission, copies, run,     # verdict
+                                      enforced=shared.enforce)
     except Exception as exc:                              # the grader's own failure: report, go on
         result.error = f"{type(exc).__name__}: {exc}"
         for c in reference.checks:
             result.checks.setdefault(c.id, CheckResult(c.id, 0, c.points, "grader-error", result.error))
     finally:
+        if own and shared is not None:
+            shared.close()
         result.seconds = time.monotonic() - start
     return result
 
@@ -115,26 +192,74 @@ def find_submissions(paths, reference_path=None):
     return out
 
 
-def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True):
-    """Grade ``[(name, path)]`` in parallel (``jobs`` at a time) with a tqdm progress bar; results in order."""
+class Interrupted(Exception):
+    """The batch was interrupted (Ctrl-C); ``results`` holds a result for every submission.
+
+    The ones not graded are ``not-run`` with a message saying so; the graded ones are in the
+    records, so the same command run again grades only the rest.
+    """
+
+    def __init__(self, results):
+        super().__init__("grading was interrupted")
+        self.results = results
+
+
+def _pending(reference, name, path):
+    result = SubmissionResult(name, os.fspath(path))
+    result.checks = all_checks(reference, "not-run", "grading was interrupted before this notebook was graded; "
+                                                     "run the same command again to finish")
+    result.interrupted = True
+    return result
+
+
+def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, shared=None, records=None):
+    """Grade ``[(name, path)]`` in parallel (``jobs`` at a time); results in order.
+
+    ``records``: a :class:`~.records.Records` — a submission whose record is current is not graded
+    again, and every new result is recorded as soon as it is made. A tqdm progress bar (count, rate,
+    ETA) counts the reused ones from the start. Ctrl-C stops every run at once and raises
+    :class:`Interrupted` with a result for every submission.
+    """
+    from .records import reference_key, submission_key      # noqa: PLC0415
     options = options or Options()
-    exercise = load_exercise(reference.exercise)
-    targets = copydetect.library_functions(exercise.copy_targets)
-    results = [None] * len(submissions)
+    own = shared is None
+    shared = shared or prepare(reference, options, denied=[p for _, p in submissions])
+    batch_key = reference_key(reference, options) if records is not None else ""
+    keys = [submission_key(path, batch_key) if records is not None else "" for _, path in submissions]
+    results = [records.get(name, key) if records is not None else None
+               for (name, _), key in zip(submissions, keys)]
+    todo = [i for i, r in enumerate(results) if r is None]
     bar = None
     if progress:
         from tqdm import tqdm                              # noqa: PLC0415
-        bar = tqdm(total=len(submissions), unit="notebook", desc="grading", file=sys.stderr)
-    with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-        futures = {pool.submit(grade_submission, reference, path, options, name=name, exercise=exercise,
-                               targets=targets): i for i, (name, path) in enumerate(submissions)}
+        bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook", desc="grading",
+                   file=sys.stderr)
+    pool, futures = ThreadPoolExecutor(max_workers=max(1, int(jobs))), {}
+    try:
+        futures = {pool.submit(grade_submission, reference, submissions[i][1], options, name=submissions[i][0],
+                               shared=shared): i for i in todo}
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            i = futures[future]
+            results[i] = future.result()
+            if records is not None and not results[i].interrupted:
+                records.put(submissions[i][0], keys[i], results[i])
             if bar is not None:
                 bar.update(1)
-    if bar is not None:
-        bar.close()
+    except KeyboardInterrupt:
+        shared.abort.set()                                 # every running graded run stops now
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, i in futures.items():
+            if results[i] is None and future.done() and not future.cancelled() and future.exception() is None:
+                results[i] = future.result()
+        raise Interrupted([r if r is not None and not r.interrupted else _pending(reference, name, path)
+                           for r, (name, path) in zip(results, submissions)]) from None
+    finally:
+        pool.shutdown(wait=True)
+        if bar is not None:
+            bar.close()
+        if own:
+            shared.close()
     return results
 
 
-__all__ = ["Options", "grade_submission", "grade_batch", "find_submissions"]
+__all__ = ["Options", "Shared", "Interrupted", "prepare", "grade_submission", "grade_batch", "find_submissions"]

@@ -25,7 +25,7 @@ from .processes import clean_env, kill_tree
 class JudgeProcess:
     """Start the judge on a socket bound here, read its verdict lines in the background, stop it."""
 
-    def __init__(self, options, exercise, student, workdir):
+    def __init__(self, options, exercise, student, workdir, zygote=None):
         self.sockdir = tempfile.mkdtemp(prefix="lg-")
         path = os.path.join(self.sockdir, "judge.sock")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -35,18 +35,41 @@ class JudgeProcess:
         self.token = secrets.token_hex(16)
         config = {"exercise": exercise, "student": student, "max_attempts": options.max_attempts,
                   "wait": options.cell_timeout + 30, "fd": server.fileno(), "token": self.token}
+        log = open(os.path.join(workdir, "judge.log"), "wb")
         try:
-            self.proc = subprocess.Popen(
-                [options.python, "-I", "-m", "lessonlib.grading.judge"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=open(os.path.join(workdir, "judge.log"), "wb"), cwd=workdir,
-                env=clean_env(), start_new_session=True, pass_fds=(server.fileno(),))
+            self.proc = self._forked(zygote, server, log, workdir, config) if zygote is not None else None
+            if self.proc is None:
+                self.proc = subprocess.Popen(
+                    [options.python, "-I", "-m", "lessonlib.grading.judge"], stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=log, cwd=workdir, env=clean_env(), start_new_session=True,
+                    pass_fds=(server.fileno(),))
         finally:
             server.close()                                # the judge holds its own copy
+            log.close()
         self.lines = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         self._send(config)
         self.verdicts = []
+
+    @staticmethod
+    def _forked(zygote, server, log, workdir, config):
+        """The judge forked from the batch's judge zygote (None if the zygote cannot fork)."""
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        try:
+            proc = zygote.spawn([], env=clean_env(), cwd=workdir,
+                                fds={0: stdin_r, 1: stdout_w, 2: log.fileno(), 3: server.fileno()})
+        except OSError:
+            os.close(stdin_w)
+            os.close(stdout_r)
+            return None
+        finally:
+            os.close(stdin_r)
+            os.close(stdout_w)
+        config["fd"] = 3                                  # where the forked judge finds the socket
+        proc.stdin, proc.stdout = os.fdopen(stdin_w, "wb"), os.fdopen(stdout_r, "rb")
+        return proc
 
     def _send(self, message):
         try:

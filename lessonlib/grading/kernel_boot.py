@@ -1,18 +1,42 @@
 """Bootstrap of a graded kernel: ``python -I -S kernel_boot.py CONFIG.json -f CONNECTION_FILE``.
 
-Started with ``-I -S``, the interpreter has read no ``.pth`` file (so the editable ``lessonlib``
-finder is not installed) and has no site-packages; this script then builds ``sys.path``
-explicitly: the stripped ``lessonlib`` copy first, the standard library, the site-packages
-directories. It refuses imports of the packages in the config's ``denied`` list (other robotics
-libraries that compute the exercise's answer), disables core dumps, points the process's own
-stdout/stderr at ``/dev/null`` (what a cell prints reaches the grader only as kernel messages),
-caps what one cell may print per stream (``output_limit`` characters; the rest is dropped here,
-cheaply, and the nbval side caps again whatever slips past), moves into the empty working
-directory and starts ipykernel. Nothing here is secret: the config holds paths and limits only.
+In this order, before any student code exists:
+
+1. closes every file descriptor it inherited beyond stdin/stdout/stderr (nothing opened by the
+   nbval process reaches the kernel);
+2. **confines itself** (``config["confine"]``, enforced when ``config["enforce"]``): Landlock
+   walls from :mod:`confine` next to this file — read+execute the Python installation and its
+   packages, read the sandbox, read+write only its private directory, bind only the five ports of
+   its connection file, signal and ptrace nothing outside; a root process also drops every
+   capability. If that fails the kernel does not start (exit status 70). Without walls (no
+   Landlock here) it still takes no new privileges and, as root, drops its capabilities;
+3. builds ``sys.path`` explicitly (started with ``-I -S``, no ``.pth`` file has run, so the
+   editable finder of the real ``lessonlib`` is not installed): the stripped copy first, the
+   standard library, the site-packages directories; refuses imports of the packages in
+   ``denied`` (other robotics libraries; the walls refuse their files too);
+4. disables core dumps, caps the size of any file it writes (:data:`FILE_LIMIT`), points its own
+   stdout/stderr at ``/dev/null`` (what a cell prints reaches the grader only as kernel
+   messages), caps what one cell may print per stream (``output_limit`` characters; the nbval
+   side caps again whatever slips past);
+5. records in ``watch`` every attempt made while the student's code runs to open or list a path
+   outside the walls, with the check that was running — for the message of the check that
+   failed, or for review where no walls exist. Student code can silence this record; it cannot
+   lift the walls;
+6. moves into its empty working directory and starts ipykernel.
+
+Nothing here is secret: the config holds paths and limits only.
 """
 import json
 import os
 import sys
+
+#: Audit events whose first argument is a path the student's code tried to reach.
+WATCHED = frozenset({"open", "os.listdir", "os.scandir", "os.chdir", "os.link", "os.symlink", "os.rename"})
+#: Attempts recorded per kernel.
+WATCH_LIMIT = 50
+#: Largest file the kernel (and what it starts) may write, bytes: its directory cannot fill the disk
+#: with one file (many files stay bounded only by the timeouts).
+FILE_LIMIT = 256 * 2**20
 
 
 class _Denied:
@@ -48,14 +72,102 @@ def _cap_output(limit):
     OutStream.write = capped
 
 
+def _ports(connection_file):
+    with open(connection_file, encoding="utf-8") as fh:
+        info = json.load(fh)
+    return [int(info[k]) for k in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port") if k in info]
+
+
+def _confine(policy, connection_file, enforce):
+    """Apply the Landlock walls to this process (and every child); exit if they cannot be applied.
+
+    Without ``enforce`` (no Landlock here) only :func:`confine.harden` applies (no new privileges,
+    no capabilities), where the system allows it.
+    """
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import confine
+        if not enforce:
+            try:
+                confine.harden()
+            except OSError:
+                pass
+            return 0
+        return confine.confine(read_exec=policy["read_exec"], read=[*policy["read"], connection_file],
+                               listable=policy["list"], read_write=policy["read_write"],
+                               bind_ports=_ports(connection_file))
+    except Exception as exc:                              # no walls, no kernel: the grader reports it
+        os.write(2, f"lessonlib-grade: the graded kernel could not confine itself: {exc}\n".encode())
+        os._exit(70)
+    finally:
+        sys.path.pop(0)
+
+
+def _watch(path, roots, cell_prefixes, standard_prefixes, client):
+    """Record the student's attempts to reach paths outside ``roots`` (JSON lines in ``path``).
+
+    An attempt is recorded when a cell's code is on the stack, with the names of the cell frames
+    (innermost first: the student's functions, then ``<module>``) and the id of the check that was
+    calling the student's function (None: the top level of an answer cell). ``direct`` says whether
+    only the standard library (and IPython's ``open``) lies between the student's code and the
+    access (not, e.g., numpy's ``loadtxt`` or matplotlib's own caches).
+    """
+    import linecache
+    log = open(path, "a", encoding="utf-8", buffering=1)
+    exact = frozenset(r.rstrip("/") for r in roots)
+    beneath = tuple(r.rstrip("/") + "/" for r in roots)
+    state = {"busy": False, "count": 0}
+
+    def hook(event, args):
+        if event not in WATCHED or state["busy"] or state["count"] >= WATCH_LIMIT or not args:
+            return
+        target = args[0]
+        if not isinstance(target, (str, bytes, os.PathLike)):
+            return
+        state["busy"] = True
+        try:
+            real = os.path.realpath(os.fsdecode(target))
+            if real in exact or real.startswith(beneath):
+                return
+            frame, direct, names, check = sys._getframe(1), True, [], None
+            while frame is not None:                      # the student's frames, and the check running them
+                code = frame.f_code
+                if code.co_filename.startswith(cell_prefixes):
+                    names.append(code.co_name)
+                    if len(names) == 1:
+                        line = linecache.getline(code.co_filename, frame.f_lineno).strip()[:200]
+                elif code.co_filename == client and code.co_name == "_judged":
+                    check = frame.f_locals.get("check_id")
+                elif not names:
+                    direct = direct and code.co_filename.startswith(standard_prefixes)
+                frame = frame.f_back
+            if names:
+                log.write(json.dumps({"event": event, "path": os.fsdecode(target)[:300], "direct": direct,
+                                      "functions": names[:8], "check": check, "line": line}) + "\n")
+                state["count"] += 1
+        except Exception:                                 # never let the record break the kernel
+            pass
+        finally:
+            state["busy"] = False
+
+    sys.addaudithook(hook)
+
+
 def main():
     with open(sys.argv[1], encoding="utf-8") as fh:
         config = json.load(fh)
+    os.closerange(3, 1 << 16)                             # nothing the nbval process opened reaches the kernel
+    connection_file = sys.argv[sys.argv.index("-f") + 1] if "-f" in sys.argv else None
+    policy = config.get("confine")
+    if policy and connection_file:
+        _confine(policy, connection_file, config.get("enforce"))
     sys.path[:] = [config["lib"]] + [p for p in sys.path if p] + list(config["site"])
     sys.meta_path.insert(0, _Denied(config["denied"], config["denied_prefixes"]))
     try:
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        limit = int(config.get("file_limit", FILE_LIMIT))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))     # no file beyond it (EFBIG)
     except (ImportError, ValueError, OSError):
         pass
     for name in ("PYTEST_CURRENT_TEST", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "JUPYTER_PATH"):
@@ -63,6 +175,19 @@ def main():
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
+    os.close(null)
+    tmp = config.get("tmp")
+    if tmp:
+        os.makedirs(tmp, exist_ok=True)
+        os.environ["TMPDIR"] = tmp
+    if policy and config.get("watch"):
+        import sysconfig
+        roots = [*policy["read_exec"], *policy["read"], *policy["read_write"]] + ([connection_file] if connection_file else [])
+        standard = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib")) \
+            + tuple(os.path.join(os.path.realpath(site), "IPython", "") for site in config["site"]) + ("<",)
+        cells = (os.path.join(os.path.realpath(tmp or "/tmp"), "ipykernel_"), "<ipython-input-")
+        client = os.path.join(config["lib"], "lessonlib", "grading", "client.py")
+        _watch(config["watch"], roots, cells, standard, client)
     os.chdir(config["workdir"])
     sys.argv = [sys.argv[0]] + sys.argv[2:]
     _cap_output(int(config["output_limit"]))

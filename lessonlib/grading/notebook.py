@@ -103,6 +103,25 @@ class Reference:
     def check(self, check_id):
         return next(c for c in self.checks if c.id == check_id)
 
+    def answer_sources(self):
+        """``{answer key: the reference's (solved) source}``."""
+        return {key: _source(self.nb.cells[index]) for key, index in self.answers}
+
+    def answer_titles(self):
+        """``{answer key: what a student calls the cell}``: the section heading above it, e.g.
+        ``(b) The outward pass``; the key itself under the notebook's title (the student-id cell)."""
+        titles, heading = {}, None
+        positions = {index: key for key, index in self.answers}
+        for index, cell in enumerate(self.nb.cells):
+            if cell.cell_type == "markdown":
+                found = [line for line in _source(cell).splitlines() if line.startswith("#")]
+                heading = found[-1] if found else heading
+            elif index in positions:
+                key = positions[index]
+                level = len(heading) - len(heading.lstrip("#")) if heading else 0
+                titles[key] = heading.lstrip("#").strip() if level >= 2 else key
+        return titles
+
 
 def load_reference(path, *, require_outputs=True):
     """Read and validate a reference (solution) notebook; :class:`ReferenceNotebookError` says what is wrong."""

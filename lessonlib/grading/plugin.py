@@ -218,12 +218,21 @@ class _Grading:
         self.jobs = opt.lessonlib_jobs
         self.results = {}                                 # path -> SubmissionResult
         self.config = config
+        self._shared = None
+
+    @property
+    def shared(self):
+        """The sandbox and walls every submission of this session shares (made once, when first needed)."""
+        if self._shared is None:
+            from .grader import prepare                   # noqa: PLC0415
+            self._shared = prepare(self.reference, self.options)
+        return self._shared
 
     def grade(self, path):
         from .grader import grade_submission              # noqa: PLC0415
         key = os.fspath(path)
         if key not in self.results:
-            self.results[key] = grade_submission(self.reference, key, self.options)
+            self.results[key] = grade_submission(self.reference, key, self.options, shared=self.shared)
         return self.results[key]
 
     @pytest.hookimpl
@@ -239,13 +248,15 @@ class _Grading:
         if self.jobs > 1 and paths and not hasattr(self.config, "workerinput"):
             from .grader import grade_batch              # noqa: PLC0415
             graded = grade_batch(self.reference, [(os.path.basename(p), p) for p in paths], self.options,
-                                 jobs=self.jobs, progress=True)
+                                 jobs=self.jobs, progress=True, shared=self.shared)
             self.results.update(zip(paths, graded))
         return (yield)
 
     @pytest.hookimpl
     def pytest_sessionfinish(self, session):
         from . import reports                             # noqa: PLC0415
+        if self._shared is not None:
+            self._shared.close()
         if hasattr(self.config, "workerinput") or not self.results:
             return
         results = list(self.results.values())

@@ -23,10 +23,12 @@ import nbformat
 from .judge_process import JudgeProcess
 from .notebook import KERNEL_NAME, build_graded
 from .processes import clean_env, kill_tree, sweep
-from .sandbox import build_sandbox
+from .sandbox import SYSTEM_READ_WRITE, kernel_spec, make_private
 
 #: Bytes of nbval's own log kept for a grader-error message.
 LOG_TAIL = 4000
+#: Bytes of the kernel's record of attempts to reach outside its walls that are read.
+WATCH_BYTES = 64 * 1024
 
 
 @dataclass
@@ -35,7 +37,9 @@ class RunRecord:
 
     ``finished``: nbval ended before the notebook's deadline; ``run_error``: why the notebook did
     not run (nbval could not start, or was killed); ``grader_error``: a failure that voids the run
-    (the judge failed); ``notes``: for the instructor (e.g. where ``--keep`` left the files).
+    (the judge failed, the walls could not be built) — both in the student's words; ``details``: the
+    same for the instructor (log tails); ``notes``: for the instructor (e.g. where ``--keep`` left
+    the files); ``cell_timeout``, ``timeout``: the limits the run had (seconds).
     """
 
     roles: list = field(default_factory=list)
@@ -45,6 +49,11 @@ class RunRecord:
     run_error: str = ""
     grader_error: str = ""
     notes: list = field(default_factory=list)
+    attempts: list = field(default_factory=list)     # the kernel's record of reaching outside its walls
+    details: str = ""
+    interrupted: bool = False
+    cell_timeout: float = 0.0
+    timeout: float = 0.0
 
 
 def _read_report(stream, cells, limit=2**20):
@@ -70,11 +79,25 @@ def _tail(path, n=LOG_TAIL):
         return ""
 
 
-def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
+def _forked_nbval(zygote, args, env, run_dir, log, report_fd):
+    """The nbval process forked from the batch's nbval zygote (None if the zygote cannot fork)."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        return zygote.spawn(args, env=env, cwd=run_dir,
+                            fds={0: null, 1: log.fileno(), 2: log.fileno(), report_fd: report_fd})
+    except OSError:
+        return None
+    finally:
+        os.close(null)
+
+
+def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, zygote=None):
     """Run ``pytest --nbval`` on the graded notebook in its own session.
 
     Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
-    a pipe the nbval process inherits (no file another process could rewrite).
+    a pipe the nbval process inherits (no file another process could rewrite). ``abort`` (an event)
+    stops the run at once (the batch was interrupted); ``zygote``: the batch's nbval
+    :class:`~.zygote.Zygote` (a fork instead of a fresh interpreter), or None.
     """
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
@@ -91,18 +114,25 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
     cells = {}
     with open(run_dir / "nbval.log", "wb") as log, os.fdopen(read_end, encoding="utf-8", errors="replace") as rep:
         try:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
+            proc = _forked_nbval(zygote, cmd[4:], env, run_dir, log, write_end) if zygote is not None else None
+            if proc is None:
+                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
         finally:
             os.close(write_end)
         judge.trust(proc.pid)
         reader = threading.Thread(target=_read_report, args=(rep, cells), daemon=True)
         reader.start()
+        finished = False
         try:
-            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-            finished = True
-        except subprocess.TimeoutExpired:
-            finished = False
+            while not abort.is_set():
+                try:
+                    proc.wait(timeout=min(0.5, max(0.01, deadline - time.monotonic())))
+                    finished = True
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= deadline:
+                        break
         finally:
             if proc.poll() is None:
                 kill_tree(proc)
@@ -110,32 +140,69 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline):
     return finished, dict(cells), proc.returncode
 
 
-def graded_run(reference, exercise, submission, options):
-    """Run ``submission``'s answers in the reference's graded notebook; a :class:`RunRecord`."""
+def read_attempts(path, limit=WATCH_BYTES):
+    """The kernel's record of attempts to reach outside its walls (``[{"path", "function", ...}]``)."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    out = []
+    for line in raw.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("path"), str):
+            functions = [str(f)[:80] for f in rec.get("functions", []) if isinstance(f, str)][:8]
+            out.append({"event": str(rec.get("event", ""))[:40], "path": rec["path"][:300],
+                        "line": str(rec.get("line", ""))[:200], "direct": rec.get("direct") is not False,
+                        "check": rec["check"][:80] if isinstance(rec.get("check"), str) else None,
+                        "function": next((f for f in functions if f.isidentifier()), "the top level of an answer cell")})
+    return out
+
+
+def graded_run(reference, exercise, submission, options, shared):
+    """Run ``submission``'s answers in the reference's graded notebook; a :class:`RunRecord`.
+
+    ``shared``: what the batch's runs share (:class:`~.grader.Shared`: the sandbox library, the
+    confinement policy and whether it is enforced).
+    """
     deadline = time.monotonic() + options.timeout
     root = Path(tempfile.mkdtemp(prefix="lessonlib-grade-"))
-    kernel_root = Path(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
-    workdir = kernel_root / "cwd"                         # the kernel's cwd: empty, and so is its parent
-    workdir.mkdir()
+    private = make_private(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
+    workdir = private / "cwd"                             # the kernel's cwd: empty
     run_dir = root / "run"
     run_dir.mkdir()
-    record, judge = RunRecord(), None
+    record, judge = RunRecord(cell_timeout=options.cell_timeout, timeout=options.timeout), None
+    policy = dict(shared.policy, read_write=[str(private), *SYSTEM_READ_WRITE]) if shared.policy else None
     try:
-        judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root))
-        jupyter_path = build_sandbox(root / "sandbox", exercise, judge_address=judge.address, token=judge.token,
-                                     workdir=workdir, python=options.python)
+        judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root),
+                             zygote=shared.zygotes.get("judge"))
+        jupyter_path = kernel_spec(root / "kernel", shared.sandbox, exercise, judge_address=judge.address,
+                                   token=judge.token, private=private, python=options.python, policy=policy,
+                                   enforce=shared.enforce)
         nb, record.roles = build_graded(reference, submission)
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
-        record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline)
+        record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline,
+                                                           shared.abort, zygote=shared.zygotes.get("nbval"))
+        record.interrupted = shared.abort.is_set()
         record.verdicts = judge.stop()
+        log = _tail(run_dir / "nbval.log")
         if judge.proc.returncode and not record.verdicts:
-            record.grader_error = "the judge failed:\n" + _tail(root / "judge.log")
-            record.run_error = record.grader_error
+            record.grader_error = "the grader's checking process failed; your instructor has the details"
+            record.details = "the judge failed:\n" + _tail(root / "judge.log")
+        elif "could not confine itself" in log:
+            record.grader_error = "the grader could not start a sandboxed kernel; your instructor has the details"
+            record.details = "the graded kernel could not confine itself (Landlock); nothing was run:\n" + log
         elif record.finished and status is not None and status < 0:
-            record.run_error = f"the nbval process was killed by signal {-status} (from the notebook's code?)"
+            record.run_error = "the notebook's run was stopped by a signal (sent by your code?)"
+            record.details = f"the nbval process was killed by signal {-status}"
         elif not record.cells and record.finished:
-            record.run_error = "nbval did not run the notebook:\n" + _tail(run_dir / "nbval.log")
+            record.run_error = "the grader could not run this notebook; your instructor has the details"
+            record.details = "nbval did not run the notebook:\n" + log
+        record.attempts = read_attempts(private / "watch.jsonl")
     finally:
         if judge is not None:
             judge.kill()
@@ -144,5 +211,5 @@ def graded_run(reference, exercise, submission, options):
             record.notes.append(f"kept: {root} (kernel cwd {workdir})")
         else:
             shutil.rmtree(root, ignore_errors=True)
-            shutil.rmtree(kernel_root, ignore_errors=True)
+            shutil.rmtree(private, ignore_errors=True)
     return record

@@ -1,24 +1,38 @@
-"""The graded kernel's world: a stripped copy of lessonlib, a bootstrap script and a kernelspec.
+"""The graded kernel's world: a stripped copy of lessonlib, a bootstrap, a kernelspec, and its walls.
 
-``build_sandbox`` writes, under a fresh directory per submission::
+Built once per batch (:func:`build_library`, read-only to every kernel)::
 
     lib/lessonlib/...            the package, minus the grader, with the exercise's targets stubbed
-    kernel_boot.py, boot.json    the bootstrap (see :mod:`.kernel_boot`) and its paths
+    kernel_boot.py, confine.py   the bootstrap (see :mod:`.kernel_boot`) and the Landlock module
+
+and per graded run (:func:`kernel_spec`)::
+
+    boot.json                    the bootstrap's paths, limits and confinement policy
     jupyter/kernels/lessonlib-grade/kernel.json   the kernelspec nbval starts (``-I -S``)
-    ipython/, jupyter-config/    empty profile directories (no user startup files run)
+
+The kernel's private directory (its empty working directory ``cwd/``, ``tmp/``, its IPython and
+Jupyter configuration directories) is the only place it may write.
 
 Stubs: a blocked module (``"lessonlib.dynamics"``: the package and every module in it) is
 replaced by a module whose every attribute raises
-:class:`~lessonlib.grading.client.NotAvailableWhileGrading`; a blocked function
+:class:`~lessonlib.grading.errors.NotAvailableWhileGrading`; a blocked function
 (``"lessonlib.kinematics:body_twists"``) has its definition replaced by one that raises. The
-grader's own modules (judge, checkers, notebook builder) are not copied: only the client and the
-protocol it speaks.
+grader's own modules (judge, checkers, notebook builder) are not copied: only the client, the
+exceptions and the protocol it speaks.
+
+Confinement (:func:`confinement_policy`, enforced by :mod:`.confine` in the kernel): read and
+execute the Python installation, the site-packages directories (minus the real ``lessonlib`` and
+the :data:`DENIED_PACKAGES`) and the system's libraries and programs; read the sandbox and a few
+system files; write only the private directory. Where an allowed tree holds something denied,
+it is carved: its directories stay listable (names only) and its other entries are allowed one
+by one.
 """
 from __future__ import annotations
 
 import ast
 import json
 import os
+import re
 import shutil
 import sys
 import sysconfig
@@ -89,13 +103,102 @@ def _stub_function(lib, module, name, exercise):
     return False
 
 
-def build_sandbox(root, exercise, *, judge_address, token, workdir, python=None):
-    """Write the sandbox for one graded run under ``root``; returns the ``JUPYTER_PATH`` directory.
+#: Trees the kernel may read and execute besides the Python installation: shared libraries, programs.
+SYSTEM_READ_EXEC = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
+#: System files (and directories) the kernel may read: the dynamic linker's cache, time zones, user
+#: names, MIME types, random numbers, the CPU list numerical libraries size their thread pools by.
+SYSTEM_READ = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+               "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/host.conf", "/etc/gai.conf",
+               "/etc/mime.types", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu")
+#: Devices the kernel may write.
+SYSTEM_READ_WRITE = ("/dev/null", "/dev/zero", "/dev/full")
+#: What the kernel's private directory holds (the working directory is the only one its code sees).
+PRIVATE_DIRS = ("cwd", "tmp", "ipython", "jupyter-config", "matplotlib")
 
-    ``exercise``: the :class:`~lessonlib.grading.checker.Exercise` (its ``blocked`` and ``denied``);
-    ``judge_address``/``token``: how the kernel reaches this run's judge; ``workdir``: the kernel's
-    (empty) working directory.
+
+def _beneath(path, root):
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def carve(roots, denied):
+    """``(allowed, listable)``: real paths covering ``roots`` minus every path beneath ``denied``.
+
+    A root with no denied path inside is allowed whole. One that holds a denied path is carved:
+    it goes to ``listable`` (its names may be listed) and its entries are examined one by one; an
+    entry that is a symlink leading out of its directory is dropped (a rule would follow it). A
+    root that lies inside a denied tree is still allowed (the venv inside the repository): only
+    what is denied *inside* an allowed tree is cut out of it.
+
+    >>> carve(["/usr"], ["/srv"])
+    (['/usr'], [])
     """
+    denied = sorted({os.path.realpath(d) for d in denied})
+    allowed, listable = [], []
+    for root in dict.fromkeys(os.path.realpath(r) for r in roots if os.path.exists(r)):
+        inside = [d for d in denied if _beneath(d, root)]
+        stack = [root]
+        while stack:
+            path = stack.pop()
+            if any(_beneath(path, d) for d in inside):
+                continue
+            if not any(_beneath(d, path) for d in inside):
+                allowed.append(path)
+                continue
+            listable.append(path)
+            try:
+                entries = sorted(os.listdir(path))
+            except OSError:
+                continue
+            for entry in entries:
+                real = os.path.realpath(os.path.join(path, entry))
+                if _beneath(real, path) and real != path:
+                    stack.append(real)
+    allowed = sorted(set(allowed))
+    return [a for a in allowed if not any(_beneath(a, b) and a != b for b in allowed)], sorted(set(listable))
+
+
+def _site_candidates():
+    """Every site-packages directory of this interpreter and of its base installation."""
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    found = site_dirs() + [sysconfig.get_paths(vars=base)[k] for k in ("purelib", "platlib")]
+    return [d for d in dict.fromkeys(found) if os.path.isdir(d)]
+
+
+def denied_paths(exercise=None, extra=()):
+    """Paths the graded kernel must not read even where an allowed tree holds them.
+
+    The real ``lessonlib`` (and, for a source checkout, its project root), every entry of a
+    site-packages directory that belongs to a :data:`DENIED_PACKAGES` package (or the exercise's
+    ``denied``) or to the editable-install finder, and ``extra`` (the reference, the submissions,
+    the grader's working directory).
+    """
+    names = set(DENIED_PACKAGES) | set(getattr(exercise, "denied", ()) or ()) | {"lessonlib"}
+    package = _package_dir()
+    out = [os.fspath(package)]
+    if not any(_beneath(os.fspath(package), os.path.realpath(d)) for d in _site_candidates()):
+        out.append(os.fspath(package.parent))            # a source checkout: its whole project
+    for d in _site_candidates():
+        for entry in os.listdir(d):
+            top = re.split(r"[.-]", entry, maxsplit=1)[0]
+            if top in names or entry.startswith(DENIED_PREFIXES):
+                out.append(os.path.join(d, entry))
+    return out + [os.fspath(e) for e in extra]
+
+
+def confinement_policy(sandbox, private, *, exercise=None, denied=()):
+    """The walls of a graded kernel: ``{"read_exec", "read", "list", "read_write"}`` path lists.
+
+    ``sandbox``: the directory :func:`build_library` wrote (read only); ``private``: the kernel's
+    private directory (read and write); ``denied``: more paths to cut out of the allowed trees.
+    """
+    roots = [sys.base_prefix, sys.base_exec_prefix, *site_dirs(), *SYSTEM_READ_EXEC]
+    read_exec, listable = carve(roots, denied_paths(exercise, denied))
+    return {"read_exec": read_exec, "list": listable, "read": [os.fspath(sandbox), *SYSTEM_READ],
+            "read_write": [os.fspath(private), *SYSTEM_READ_WRITE]}
+
+
+def build_library(root, exercise):
+    """Write the per-batch part of the sandbox under ``root``: the stripped library and the bootstrap."""
     root = Path(root)
     lib = root / "lib"
     src = _package_dir()
@@ -110,18 +213,59 @@ def build_sandbox(root, exercise, *, judge_address, token, workdir, python=None)
             _stub_function(lib, module, function, exercise.name)
         else:
             _stub_module(lib, module, exercise.name)
-    shutil.copy2(Path(__file__).with_name("kernel_boot.py"), root / "kernel_boot.py")
-    for d in ("ipython", "jupyter-config"):
-        (root / d).mkdir()
-    config = {"lib": str(lib), "site": site_dirs(), "workdir": os.fspath(workdir),
-              "denied": list(DENIED_PACKAGES) + list(exercise.denied), "denied_prefixes": list(DENIED_PREFIXES), "output_limit": OUTPUT_LIMIT}
+    for name in ("kernel_boot.py", "confine.py"):
+        shutil.copy2(Path(__file__).with_name(name), root / name)
+    return root
+
+
+def make_private(private):
+    """Create the kernel's private directory (``cwd/`` empty, ``tmp/``, configuration directories)."""
+    private = Path(private)
+    for d in PRIVATE_DIRS:
+        (private / d).mkdir(parents=True, exist_ok=True)
+    return private
+
+
+def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workdir=None, python=None, policy=None,
+                enforce=False):
+    """Write one run's ``boot.json`` and kernelspec under ``root``; returns the ``JUPYTER_PATH`` directory.
+
+    ``sandbox``: the :func:`build_library` directory; ``private``: the kernel's private directory
+    (:func:`make_private`); ``workdir``: the kernel's working directory (default ``private/cwd``);
+    ``policy``: :func:`confinement_policy` output (the walls, and what the kernel records attempts
+    against), or None; ``enforce``: apply the walls (else they only define what is recorded).
+    """
+    root, sandbox, private = Path(root), Path(sandbox), Path(private)
+    root.mkdir(parents=True, exist_ok=True)
+    workdir = Path(workdir) if workdir else private / "cwd"
+    config = {"lib": str(sandbox / "lib"), "site": site_dirs(), "workdir": str(workdir),
+              "tmp": str(private / "tmp"), "denied": list(DENIED_PACKAGES) + list(exercise.denied),
+              "denied_prefixes": list(DENIED_PREFIXES), "output_limit": OUTPUT_LIMIT, "confine": policy,
+              "enforce": bool(enforce and policy),
+              "watch": str(private / "watch.jsonl")}
     (root / "boot.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     spec_dir = root / "jupyter" / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True)
-    spec = {"argv": [python or sys.executable, "-I", "-S", str(root / "kernel_boot.py"), str(root / "boot.json"),
+    spec = {"argv": [python or sys.executable, "-I", "-S", str(sandbox / "kernel_boot.py"), str(root / "boot.json"),
                      "-f", "{connection_file}", "--HistoryManager.enabled=False"],
             "display_name": "lessonlib grader", "language": "python",
             "env": {"LESSONLIB_JUDGE": judge_address, "LESSONLIB_JUDGE_TOKEN": token,
-                    "IPYTHONDIR": str(root / "ipython"), "JUPYTER_CONFIG_DIR": str(root / "jupyter-config")}}
+                    "IPYTHONDIR": str(private / "ipython"), "JUPYTER_CONFIG_DIR": str(private / "jupyter-config"),
+                    "MPLCONFIGDIR": str(private / "matplotlib"), "TMPDIR": str(private / "tmp"),
+                    "HOME": str(workdir)}}
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
     return root / "jupyter"
+
+
+def build_sandbox(root, exercise, *, judge_address, token, workdir, python=None, private=None, policy=None,
+                  enforce=False):
+    """The whole sandbox of one graded run in one directory (library, bootstrap, boot.json, kernelspec).
+
+    ``workdir``: the kernel's working directory; ``private``: the directory it may write (default:
+    ``workdir``). Returns the ``JUPYTER_PATH`` directory. A batch builds the library once instead
+    (:func:`build_library`) and writes only :func:`kernel_spec` per run.
+    """
+    root = Path(root)
+    build_library(root, exercise)
+    return kernel_spec(root, root, exercise, judge_address=judge_address, token=token, private=private or workdir,
+                       workdir=workdir, python=python, policy=policy, enforce=enforce)

@@ -6,31 +6,39 @@
 
 A check earns its points iff its status is ``passed``: nbval passed its check cell (the output
 equals the reference verdict line) **and** the judge recorded a pass for it in this run **and**
-the code it exercises is not a copy of the library. :func:`check_results` applies the rule to every
-check of a graded run, after working out each check cell's outcome in the run's context (a
-timeout or a dead kernel before a cell decides that cell's fate).
+nothing makes the grader unsure. Where it is unsure — the code looks copied from the library, or
+the kernel ran without walls and the code could have read the answers — a check that would have
+passed is ``needs-review``: its points are withheld until an instructor looks. A check that did
+not pass after the student's code tried to reach outside the kernel's walls is ``access-denied``.
+:func:`check_results` applies the rule to every check of a graded run, after working out each
+check cell's outcome in the run's context (a timeout or a dead kernel before a cell decides that
+cell's fate).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import asdict, dataclass, field
 
-from .screening import copied_reach, top_level_defs
+from .screening import copied_reach, review_reasons, top_level_defs, untouched
 
-#: Every status a check can get, and what it means (the feedback files explain them with this).
+#: Every status a check can get, and what it means (the feedback files explain them with this; the
+#: words are the student's: no process names, no internal paths).
 STATUSES = {
-    "passed": "the check cell printed the reference verdict and the judge recorded a pass",
-    "failed": "the judge ran the check and the answer disagreed (see the message)",
+    "passed": "the check cell printed the expected verdict and the grader's own run of the check passed",
+    "not-attempted": "the answer is still the exercise's stub (unchanged, or it raises NotImplementedError)",
+    "failed": "the grader ran the check and the answer disagreed (see the message)",
+    "needs-review": "the check would pass, but its points wait for an instructor's review (see the reason)",
+    "access-denied": "the answer tried to reach files or processes outside the grader's sandbox (denied)",
     "used-library": "the answer called a library function the exercise asks you to write",
-    "copied-from-library": "the answer's code is a copy of the library's implementation",
-    "output-mismatch": "the judge recorded a pass but the check cell's output differed from the reference",
-    "unverified": "the check cell printed the verdict, but the judge never recorded a pass for it",
-    "error": "the check cell raised before the judge could run it (e.g. a missing function)",
+    "output-mismatch": "the grader's run of the check passed, but the check cell printed something else",
+    "unverified": "the check cell printed the verdict, but the grader never ran this check",
+    "error": "the check cell raised before the grader could run the check (e.g. a missing function)",
     "timeout": "the notebook ran out of time before this check finished",
     "kernel-died": "the kernel died (crash, os._exit or a signal) before this check finished",
     "not-run": "the check cell did not run",
     "unreadable": "the submission could not be read as a notebook",
-    "checker-error": "the checker itself failed (instructor: please report this)",
-    "grader-error": "the grader could not run this submission (instructor: see the message)",
+    "checker-error": "the checker itself failed (your instructor has been told)",
+    "grader-error": "the grader could not run this notebook (your instructor has the details)",
 }
 #: The states of a check cell after a run (see :func:`cell_outcomes`).
 CELL_STATES = ("passed", "failed", "timeout", "kernel-died", "not-run")
@@ -45,6 +53,7 @@ class CheckResult:
     message: str = ""
     nbval: str = "not-run"          # passed / failed / timeout / kernel-died / not-run
     judge: str = "none"             # pass / fail / none
+    withheld: int = 0               # points waiting for review (needs-review)
 
 
 @dataclass
@@ -57,6 +66,8 @@ class SubmissionResult:
     notes: list = field(default_factory=list)
     error: str = ""
     seconds: float = 0.0
+    protection: str = ""
+    interrupted: bool = False       # the batch was stopped during this run: not a result to keep
 
     @property
     def total(self):
@@ -66,12 +77,28 @@ class SubmissionResult:
     def max(self):
         return sum(c.max_points for c in self.checks.values())
 
+    @property
+    def needs_review(self):
+        """The reasons of the checks whose points wait for review (empty: nothing to review)."""
+        return [f"{c.check}: {c.message}" for c in self.checks.values() if c.status == "needs-review"]
+
     def as_json(self):
         return {"total": self.total, "max": self.max, "student_id": self.student_id,
                 "checks": {k: {"points": c.points, "max_points": c.max_points, "status": c.status,
-                               "message": c.message, "nbval": c.nbval, "judge": c.judge}
+                               "message": c.message, "nbval": c.nbval, "judge": c.judge, "withheld": c.withheld}
                            for k, c in self.checks.items()},
+                "withheld": sum(c.withheld for c in self.checks.values()), "protection": self.protection,
                 "flags": self.flags, "notes": self.notes, "error": self.error, "seconds": round(self.seconds, 2)}
+
+    def as_record(self):
+        """Everything, for the resumable record (:func:`from_record` reads it back)."""
+        return {**asdict(self), "checks": {k: asdict(c) for k, c in self.checks.items()}}
+
+    @classmethod
+    def from_record(cls, record):
+        fields = {k: v for k, v in record.items() if k in cls.__dataclass_fields__}
+        fields["checks"] = {k: CheckResult(**c) for k, c in record.get("checks", {}).items()}
+        return cls(**fields)
 
 
 def all_checks(reference, status, message):
@@ -85,7 +112,9 @@ def all_checks(reference, status, message):
 class CellOutcome:
     """A check cell's outcome in its run: ``state`` (one of :data:`CELL_STATES`) and the error text.
 
-    For ``timeout`` and ``kernel-died``, ``error`` says where the run stopped.
+    For ``timeout`` and ``kernel-died``, ``error`` says what happened, in the student's words (which
+    of their cells, which limit) — on the first check it cost, and points to that check on the later
+    ones, so the story is told once.
     """
 
     state: str
@@ -96,16 +125,55 @@ class CellOutcome:
 class Flags:
     """What the grader knows about a check besides nbval and the judge.
 
-    ``copy``: a :class:`~.copydetect.Copy` the check's functions reach (or None);
-    ``answer_errors``: ``((answer cell key, error text), ...)`` of the failed answer cells that
-    define the check's functions; ``run_error``: why the run did not reach the cell (e.g. nbval
-    did not start); ``grader_error``: a failure of the grader's side (the judge) that voids the run.
+    ``copy``: a :class:`~.copydetect.Copy` the check's functions reach (or None); ``review``:
+    reasons to withhold a pass for review (code that could read files where the kernel had no
+    walls); ``denied``: the student's code's attempts to reach outside the walls (each a dict with
+    ``path`` and ``function``); ``not_attempted``: why the answer counts as not attempted (its cells
+    are still the exercise's stubs), or empty; ``answer_errors``: ``((answer cell title, error
+    text), ...)`` of the failed answer cells that define the check's functions; ``run_error``: why
+    the run did not reach the cell; ``grader_error``: a failure of the grader's side (the judge, the
+    walls) that voids the run.
     """
 
     copy: object = None
+    review: tuple = ()
+    denied: tuple = ()
+    not_attempted: str = ""
     answer_errors: tuple = ()
     run_error: str = ""
     grader_error: str = ""
+
+
+def _copy_reason(c):
+    return (f"answer cell {c.cell!r} defines {c.function}, which is {c.ratio:.0%} identical (code structure, names "
+            f"ignored) to the library's {c.target}")
+
+
+def _outcome(cell, judge, flags):
+    """(status, message) from the check cell and the judge's records alone."""
+    judged_pass = any(record.get("passed") for record in judge)
+    if cell.state == "passed" and judged_pass:
+        return "passed", ""
+    if judged_pass:
+        return ("output-mismatch" if cell.state == "failed" else cell.state,
+                "the grader's run of this check passed, but the check cell printed something else "
+                "(did your code print while the check ran, or replace print?)"
+                + (f"\n{cell.error}" if cell.error else ""))
+    if judge:
+        status = str(judge[-1].get("status") or "failed")
+        return (status if status in STATUSES else "failed"), str(judge[-1].get("message", ""))
+    if cell.state == "passed":
+        return "unverified", "the check cell printed the verdict line, but the grader never ran this check"
+    if cell.state == "failed":
+        status, message = "error", cell.error or "the check cell raised"
+        for title, error in flags.answer_errors:
+            message += f"\nyour answer cell “{title}” raised: {error}"
+            if "NotAvailableWhileGrading" in error:
+                status = "used-library"
+        return status, message
+    if cell.state == "not-run":
+        return "not-run", flags.run_error or "the check cell did not run"
+    return cell.state, cell.error
 
 
 def verdict(*, cell, judge, flags):
@@ -113,40 +181,34 @@ def verdict(*, cell, judge, flags):
 
     ``cell``: :class:`CellOutcome`; ``judge``: the judge's verdict records for this check in this
     run (dicts with ``passed``, ``status``, ``message``), in attempt order; ``flags``: :class:`Flags`.
+    A check that passes is ``passed``, or ``needs-review`` when a copy or a review reason stands;
+    one that failed is ``not-attempted`` (its cells are stubs), ``access-denied`` (its code tried to
+    reach outside the walls), ``not-attempted`` (its function raised ``NotImplementedError``), or
+    what nbval and the judge say; a timeout or a dead kernel says so.
     """
     if cell.state not in CELL_STATES:
         raise ValueError(f"cell: expected a state in {CELL_STATES}, got {cell.state!r}")
-    judged_pass = any(record.get("passed") for record in judge)
-    if flags.copy is not None:
-        c = flags.copy
-        return "copied-from-library", (f"answer cell {c.cell!r} defines {c.function}, which is {c.ratio:.0%} "
-                                       f"identical (code structure, names ignored) to the library's {c.target}; "
-                                       "write your own implementation")
     if flags.grader_error:
         return "grader-error", flags.grader_error
-    if cell.state == "passed" and judged_pass:
-        return "passed", ""
-    if judged_pass:
-        return ("output-mismatch" if cell.state == "failed" else cell.state,
-                "the judge recorded a pass, but the check cell's output differed from the reference "
-                "(did your code print while the check ran, or replace print?)"
-                + (f"\n{cell.error}" if cell.error else ""))
-    if judge:
-        status = str(judge[-1].get("status") or "failed")
-        return (status if status in STATUSES else "failed"), str(judge[-1].get("message", ""))
-    if cell.state == "passed":
-        return "unverified", "the check cell printed the verdict line, but the judge never ran this check"
-    if cell.state == "failed":
-        status, message = "error", cell.error or "the check cell raised"
-        for key, error in flags.answer_errors:
-            message += f"\nanswer cell {key!r} raised: {error}"
-            if "NotAvailableWhileGrading" in error:
-                status = "used-library"
+    status, message = _outcome(cell, judge, flags)
+    if status == "passed":
+        reasons = ([_copy_reason(flags.copy) + "; write your own implementation"] if flags.copy else []) \
+            + list(flags.review)
+        if reasons:
+            return "needs-review", "points withheld until an instructor reviews: " + "; ".join(reasons)
         return status, message
-    base = {"timeout": "the notebook ran out of time before this check ran",
-            "kernel-died": "the kernel died before this check ran",
-            "not-run": flags.run_error or "the check cell did not run"}[cell.state]
-    return cell.state, base + (f" ({cell.error})" if cell.error else "")
+    if flags.not_attempted and status in ("failed", "error"):
+        return "not-attempted", flags.not_attempted          # a stub; (a timeout or a crash says more)
+    if flags.denied:
+        tried = "; ".join(f"{a.get('path', '?')} (in {a.get('function', '?')})" for a in flags.denied[:3])
+        message = (f"your code tried to reach {tried}, outside the grader's sandbox; the access was denied. "
+                   "Compute the answer yourself.\n" + message).rstrip()
+        status = "access-denied"
+    elif status in ("failed", "error") and "raised NotImplementedError" in message:
+        return "not-attempted", "your function still raises NotImplementedError (the exercise's stub)\n" + message
+    if flags.copy:
+        message += "\n" + _copy_reason(flags.copy)
+    return status, message
 
 
 # --- applying it to a run ---------------------------------------------------------------------------
@@ -161,17 +223,29 @@ def _cell_state(rec):
     return "passed" if rec.get("outcome") == "passed" else "failed"
 
 
-def cell_outcomes(roles, cells, finished):
+def _where(role, titles):
+    if role.kind == "answer":
+        return f"your answer cell “{titles.get(role.name, role.name)}”"
+    if role.kind == "check":
+        return f"the check cell of {role.name}"
+    return "a setup cell of the notebook"
+
+
+def cell_outcomes(roles, cells, finished, *, titles=None, cell_timeout=None, timeout=None):
     """``{check id: CellOutcome}`` from nbval's per-cell records, in the run's context.
 
     ``roles``: the graded notebook's :class:`~.notebook.CellRole` list; ``cells``: ``{code cell
-    number: record}``; ``finished``: whether nbval ended before the notebook's deadline. A cell
-    after one that timed out is ``timeout``; a cell that failed or did not run after the kernel died
-    is ``kernel-died``; a cell not run in a notebook that ran out of time is ``timeout``.
+    number: record}``; ``finished``: whether nbval ended before the notebook's deadline; ``titles``:
+    ``{answer key: title}``; ``cell_timeout``, ``timeout``: the limits (seconds), for the messages.
+    A cell after one that timed out is ``timeout``; a cell that failed or did not run after the
+    kernel died is ``kernel-died``; a cell not run in a notebook that ran out of time is ``timeout``.
     """
+    titles = titles or {}
     timeout_at = min((n for n, rec in cells.items() if rec.get("timeout")), default=None)
     died_at = min((n for n, rec in cells.items() if rec.get("died") and not rec.get("timeout")), default=None)
-    out = {}
+    cell_limit = f" ({cell_timeout:g} s per cell)" if cell_timeout else ""
+    notebook_limit = f" ({timeout:g} s per notebook)" if timeout else ""
+    out, told = {}, None
     for k, role in enumerate(roles):
         if role.kind != "check":
             continue
@@ -180,40 +254,95 @@ def cell_outcomes(roles, cells, finished):
         if state != "passed" and timeout_at is not None and timeout_at <= k \
                 and (died_at is None or timeout_at <= died_at):
             state = "timeout"                              # an earlier cell ran out of time
-        elif state in ("failed", "not-run") and died_at is not None and died_at <= k:
+        elif state in ("failed", "kernel-died", "not-run") and died_at is not None and died_at <= k:
             state = "kernel-died"
         elif state == "not-run" and not finished:
             state = "timeout"                              # the whole notebook ran out of time
         error = (rec or {}).get("error", "") or ""
-        if state == "timeout" and timeout_at is not None:
-            error = f"code cell {timeout_at} exceeded the cell timeout"
-        elif state == "kernel-died" and died_at is not None:
-            error = f"it died in code cell {died_at}"
+        if state in ("timeout", "kernel-died"):
+            if told is not None:
+                error = f"it did not run: the notebook had stopped earlier (see {told})"
+            elif state == "kernel-died":
+                error = (f"the kernel died while running {_where(roles[died_at], titles)} "
+                         "(a crash, os._exit or a signal); the checks after it did not run")
+            elif timeout_at is not None:
+                error = (f"{_where(roles[timeout_at], titles)} ran out of time{cell_limit}; "
+                         "the checks after it did not run")
+            else:
+                error = f"the notebook ran out of time{notebook_limit} before this check; the checks after it did not run"
+            told = told or role.name
         out[role.name] = CellOutcome(state, error)
     return out
 
 
-def check_results(reference, exercise, submission, copies, roles, cells, verdicts, *, finished, run_error="",
-                  grader_error=""):
-    """``{check id: CheckResult}`` of one graded run (see :func:`verdict` for the rule)."""
+def _relevant(attempts, check_id):
+    """The attempts made while check ``check_id`` ran, or at the top level of an answer cell (before every check)."""
+    return tuple(a for a in attempts if a.get("check") in (None, check_id))
+
+
+_CELL_FILE = re.compile(r'File "[^"]*?(?:ipykernel_\d+[/\\](\d+)\.py|<ipython-input-[^"]*>)", line (\d+)')
+_INTERNAL = re.compile(r"(?:/[\w.+-]+)*/(?:lessonlib-(?:kernel|grade|sandbox)-|lg-)[\w]+(?:/[^\s\"']*)?")
+
+
+def student_text(message, cell_files):
+    """``message`` with the kernel's file names replaced by the student's cell titles, internal paths cut.
+
+    ``cell_files``: ``{file stem: title}`` of the graded notebook's cells (see :func:`cell_file_names`).
+    """
+    def cell(m):
+        title = cell_files.get(m.group(1) or "")
+        return f"{'your answer cell “' + title + '”' if title else 'your code'}, line {m.group(2)}"
+    return _INTERNAL.sub("…", _CELL_FILE.sub(cell, message))
+
+
+def cell_file_names(sources):
+    """``{file stem: title}``: the name ipykernel gives each cell's code (a hash of its source)."""
+    from ipykernel.compiler import get_tmp_hash_seed, murmur2_x86   # noqa: PLC0415 (the grader only)
+    return {str(murmur2_x86(source, get_tmp_hash_seed())): title for source, title in sources}
+
+
+def check_results(reference, exercise, submission, copies, run, *, enforced):
+    """``{check id: CheckResult}`` of one graded run (see :func:`verdict` for the rule).
+
+    ``run``: the :class:`~.run.RunRecord`; ``enforced``: the kernel ran inside Landlock walls (else
+    the code a check depends on goes to review when it could have read files or loaded code).
+    """
     by_check = {}
-    for v in verdicts:
+    for v in run.verdicts:
         by_check.setdefault(v.get("check"), []).append(v)
-    outcomes = cell_outcomes(roles, cells, finished)
-    answer_errors = {role.name: cells[n].get("error", "") for n, role in enumerate(roles)
-                     if role.kind == "answer" and n in cells and cells[n].get("outcome") != "passed"}
+    titles = reference.answer_titles()
+    outcomes = cell_outcomes(run.roles, run.cells, run.finished, titles=titles, cell_timeout=run.cell_timeout,
+                             timeout=run.timeout)
+    answer_errors = {role.name: run.cells[n].get("error", "") for n, role in enumerate(run.roles)
+                     if role.kind == "answer" and n in run.cells and run.cells[n].get("outcome") != "passed"}
+    files = cell_file_names((submission.answers.get(k, ""), t) for k, t in titles.items())
     defs = top_level_defs(submission.answers)
+    reference_answers = reference.answer_sources()
     out = {}
     for c in reference.checks:
         check = exercise.checks.get(c.id)
-        hits = copied_reach(submission.answers, copies, check.answers if check else ())      # what it grades
-        keys = sorted({defs[f][0] for f in (check.functions if check else ()) if f in defs})  # what its cell names
-        flags = Flags(copy=hits[0] if hits else None, run_error=run_error, grader_error=grader_error,
-                      answer_errors=tuple((k, answer_errors[k]) for k in keys if k in answer_errors))
+        graded = check.answers if check else ()                      # what it grades (and what they call)
+        named = check.functions if check else ()                     # what its cell names (answers and helpers)
+        hits = copied_reach(submission.answers, copies, graded)
+        keys = sorted({defs[f][0] for f in named if f in defs})
+        attempts = _relevant(run.attempts, c.id)
+        stubs = untouched(submission.answers, reference_answers, graded)
+        if enforced:
+            review, denied = (), tuple(a for a in attempts if a.get("direct"))
+        else:
+            review = tuple(review_reasons(submission.answers, graded)) + tuple(
+                f"while it ran, the code read {a['path']} (in {a['function']})" for a in attempts)
+            denied = ()
+        flags = Flags(copy=hits[0] if hits else None, review=review, denied=denied,
+                      not_attempted=("your answer cell " + ", ".join(f"“{titles.get(k, k)}”" for k in stubs)
+                                     + " is still the exercise's stub") if stubs else "",
+                      run_error=run.run_error, grader_error=run.grader_error,
+                      answer_errors=tuple((titles.get(k, k), answer_errors[k]) for k in keys if k in answer_errors))
         records = by_check.get(c.id, [])
         cell = outcomes.get(c.id, CellOutcome("not-run"))
         status, message = verdict(cell=cell, judge=records, flags=flags)
         judged = "pass" if any(v.get("passed") for v in records) else "fail" if records else "none"
-        out[c.id] = CheckResult(c.id, c.points if status == "passed" else 0, c.points, status, message,
-                                nbval=cell.state, judge=judged)
+        out[c.id] = CheckResult(c.id, c.points if status == "passed" else 0, c.points, status,
+                                student_text(message, files), nbval=cell.state, judge=judged,
+                                withheld=c.points if status == "needs-review" else 0)
     return out

@@ -8,6 +8,14 @@ dropped or turned around, ``f_ext`` with the wrong sign, gravity with the wrong 
 the lesson's recursion written here with one piece replaced; the full-RNEA checks also receive the
 student's ``outward_pass`` and ``inward_pass`` to say which of them is wrong when ``rnea`` fails.
 
+Part (e) is [LWP 1980]'s backward recursion in link coordinates (standard DH, 3-vectors) as its
+erratum corrects it ([RNE05] §四): Step 6 computes the joint torque (``n_i · z`` or, for a slide,
+``f_i · z`` with ``z = R_iᵀ z_0``), Step 7 stops after the first link. The inputs (``F_i``, ``N_i``,
+``R_i``, ``p*_i``, ``s̄_i``) come from the spatial RNEA's body motion, the expected torques from the RNEA
+(self-test: :func:`~lessonlib.dynamics.lwp1980`). Known mistakes: no stop (the last torque overwritten
+through index −1), ``n_i · z`` for a slide, ``z_i`` for ``z_(i−1)``, ``R_(i+1)ᵀ`` to carry forces, the
+lever ``s̄_i`` for ``p*_i + s̄_i``, ``p*_i × R f_(i+1)`` dropped.
+
 ========================  ======  ==========================================================
 check                     points  what it tests
 ========================  ======  ==========================================================
@@ -20,6 +28,8 @@ check                     points  what it tests
 ``rnea-full-chain``       2       ``rnea`` on random chains (revolute and prismatic joints)
 ``rnea-full-identities``  1       ``rnea`` against identities: Jacobian-transpose gravity, CRBA
 ``rnea-full-ur5``         1       ``rnea`` on the UR5 (Modern Robotics' parameters)
+``rnea-lwp-revolute``     1       ``lwp_backward``: [RNE05]'s rods as DH, random revolute DH arms
+``rnea-lwp-prismatic``    1       ``lwp_backward``: RPR arm, SCARA, random DH arms with slides
 ========================  ======  ==========================================================
 """
 from __future__ import annotations
@@ -28,11 +38,11 @@ import numpy as np
 
 from functools import partial
 
-from ... import samples, se3, spatial
+from ... import samples, se3, so3, spatial
 from ...conventions import ANG, LIN, base_acceleration
-from ...dynamics import crba, rnea, rnea_trace
+from ...dynamics import crba, lwp1980, rnea, rnea_trace
 from ...kinematics import body_twists, fk, jacobian, joint_transforms
-from ...model import Joint, Model
+from ...model import Joint, Model, from_dh
 from ..checker import Exercise, Variant
 from ._common import random_chain, random_gravity, random_state
 
@@ -40,7 +50,7 @@ EXERCISE = Exercise(
     "rnea05", notebook="05_rnea.ipynb", title="Lesson 05 — the recursive Newton–Euler algorithm",
     blocked=("lessonlib.dynamics", "lessonlib.batch", "lessonlib.check", "lessonlib.kinematics:body_twists"),
     copy_targets=("lessonlib.dynamics.rnea", "lessonlib.dynamics.rnea_classic", "lessonlib.dynamics.rnea_poe",
-                  "lessonlib.dynamics.denoc", "lessonlib.batch"))
+                  "lessonlib.dynamics.denoc", "lessonlib.dynamics.lwp1980", "lessonlib.batch"))
 
 #: [RNE05]'s worked case: two 1 m / 1 kg rods, g = 10 m/s²; (20, 5) N·m, (40, 15) with 1 kg at the tip.
 RNE05_RODS = dict(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=10.0)
@@ -374,3 +384,149 @@ def full_ur5(ctx, rnea_student, outward_pass, inward_pass):
         call = "rnea(ur5, q, qd, qdd) (default gravity (0, 0, -9.81))"
         with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, ur5, q, qd, qdd, ur5.gravity)):
             ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd), call=call)
+
+
+# --- (e) [LWP 1980]'s backward recursion with the erratum ([RNE05] §四) ------------------------------------
+# Link coordinates, standard DH: joint i turns about (slides along) z_(i-1); every vector of link i is in DH
+# frame i. The student gets Steps 1-3 done (F_i, N_i) and writes Steps 4-7: the backward recursion, with the
+# erratum's Step 6 (the joint torque, eq. (45)) and Step 7 (stop after i = 1), for revolute and prismatic joints.
+
+Z0 = np.array([0.0, 0.0, 1.0])
+
+
+def lwp_inputs(model, q, qd, qdd, g):
+    """``(F, N, R, p_star, s_bar)`` of Steps 1–3, from the spatial RNEA's body motion (not from ``lwp1980``).
+
+    ``F_i = m_i ā_i`` (``ā_i`` the mass centre's acceleration, gravity folded in as ``v̇_0 = −g``),
+    ``N_i = I_ci ω̇_i + ω_i × I_ci ω_i``; ``R[i] = ⁱ⁻¹R_i``, ``p*_i`` = origin of frame i from frame i−1, in frame i.
+    """
+    trace = rnea_trace(model, q, qd, qdd, gravity=g)
+    n = model.n
+    F, N, R, p_star = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((n, 3))
+    for i in range(n):
+        w, v_o, wd = trace.v[i][ANG], trace.v[i][LIN], trace.a[i][ANG]
+        c, I_c = model.com[i], model.I_com[i]
+        a_origin = trace.a[i][LIN] + np.cross(w, v_o)                  # classical acceleration of the origin
+        F[i] = model.mass[i] * (a_origin + np.cross(wd, c) + np.cross(w, np.cross(w, c)))
+        N[i] = I_c @ wd + np.cross(w, I_c @ w)
+        T = model.joint_transform(i, q[i])
+        R[i], p_star[i] = T[:3, :3], T[:3, :3].T @ T[:3, 3]
+    own = np.array([model.inertia[i] @ trace.a[i] + se3.ad_dual(trace.v[i]) @ model.inertia[i] @ trace.v[i]
+                    for i in range(n)])
+    assert np.allclose(own, np.hstack([N + np.cross(model.com, F), F]), atol=1e-8), "checker self-test: F, N"
+    return F, N, R, p_star, model.com.copy()
+
+
+def lwp_backward_with(F, N, R, p_star, s_bar, joint_types, *, stop=True, prismatic_force=True, axis=None,
+                      carry=None, lever=None, transmitted=True):
+    """Steps 4–7 of [LWP 1980] as corrected — or a slip: no stop after i = 1 (``stop=False``), ``n_i · z`` for a
+    slide, another joint ``axis`` in frame i, another ``carry`` of f_(i+1) into frame i, another ``lever`` of F_i,
+    the transmitted force's moment ``p*_i × R f_(i+1)`` dropped."""
+    F, N, R, p_star, s_bar = (np.asarray(x, dtype=float) for x in (F, N, R, p_star, s_bar))
+    n = len(F)
+    carry = carry or (lambda Rn, x: Rn @ x)
+    axis = axis or (lambda Ri: Ri.T @ Z0)                        # z_(i-1) seen from frame i
+    lever = lever or (lambda p, s: p + s)
+    tau = np.zeros(n)
+    f_next, n_next, R_next = np.zeros(3), np.zeros(3), np.eye(3)    # Step 4: the free end
+    i = n - 1
+    while True:
+        f_i = carry(R_next, f_next) + F[i]                          # Step 5
+        n_i = (carry(R_next, n_next) + transmitted * np.cross(p_star[i], carry(R_next, f_next))
+               + np.cross(lever(p_star[i], s_bar[i]), F[i]) + N[i])
+        z = axis(R[i])                                              # Step 6
+        tau[i] = f_i @ z if joint_types[i] == "P" and prismatic_force else n_i @ z
+        if i == (0 if stop else -1):                                # Step 7
+            break
+        f_next, n_next, R_next = f_i, n_i, R[i]
+        i -= 1
+    return tau
+
+
+def random_dh_arm(ctx, types):
+    """A random standard-DH chain with joint ``types`` ("R"/"P"), random masses, mass centres and inertias."""
+    n = len(types)
+    inertia = []
+    for _ in range(n):
+        a, b, c = ctx.rng.uniform(0.02, 0.3, 3)
+        turn = so3.exp(ctx.rng.normal(size=3))
+        inertia.append(turn @ np.diag([b * b + c * c, a * a + c * c, a * a + b * b]) / 12 @ turn.T)
+    masses = ctx.rng.uniform(0.5, 5.0, n)
+    return from_dh(a=ctx.rng.uniform(-0.5, 0.5, n), alpha=ctx.rng.uniform(-np.pi, np.pi, n),
+                   d=ctx.rng.uniform(-0.4, 0.4, n), theta=ctx.rng.uniform(-np.pi, np.pi, n), joint_types=types,
+                   mass=masses, com=ctx.rng.uniform(-0.2, 0.2, (n, 3)),
+                   inertia=[m * I for m, I in zip(masses, inertia)], name=f"random_dh_{types}")
+
+
+def lwp_case(ctx, model, q, qd, qdd, g, label):
+    """The inputs for ``lwp_backward`` and the expected torques (the spatial RNEA; self-test: ``lwp1980``)."""
+    expected = rnea(model, q, qd, qdd, gravity=g)
+    assert np.allclose(lwp1980(model, q, qd, qdd, gravity=g), expected, atol=1e-9), "checker self-test: lwp1980"
+    types = "".join("P" if j.kind == "prismatic" else "R" for j in model.joints)
+    return lwp_inputs(model, q, qd, qdd, g) + (types,), expected, f"on {label} (joints {types!r})"
+
+
+def rods_as_dh():
+    """[RNE05]'s two horizontal rods as a standard-DH table: a = (1, 1), COMs at (−0.5, 0, 0), g = 10 along −y."""
+    rod = np.diag([0.0, 1 / 12, 1 / 12])
+    return from_dh(a=[1.0, 1.0], alpha=[0.0, 0.0], d=[0.0, 0.0], mass=[1.0, 1.0], com=[[-0.5, 0.0, 0.0]] * 2,
+                   inertia=[rod, rod], gravity=[0.0, -10.0, 0.0], name="rods_dh")
+
+
+LWP_NO_STOP = Variant("your backward recursion seems not to stop after i = 1 (the erratum's Step 7): it runs once "
+                      "more for a 'link 0', and with 0-based arrays [i − 1] is [−1] — the last link's torque is "
+                      "overwritten", lwp_backward=partial(lwp_backward_with, stop=False))
+LWP_SLIDE_MOMENT = Variant("your torque of a prismatic joint seems to be n_i · z; a slide transmits force: "
+                           "τ_i = f_i · z_(i−1) (the erratum's eq. (45))",
+                           lwp_backward=partial(lwp_backward_with, prismatic_force=False))
+LWP_AXIS_Z_I = Variant("your joint axis seems to be z_i = (0, 0, 1) of frame i; in standard DH joint i moves "
+                       "about z_(i−1), which frame i sees as R_iᵀ z_0 (the last row of R_i)",
+                       lwp_backward=partial(lwp_backward_with, axis=lambda Ri: Z0))
+LWP_CARRY_TRANSPOSED = Variant("your recursion seems to carry f_(i+1), n_(i+1) into frame i with R_(i+1)ᵀ; "
+                               "R_(i+1) = ⁱR_(i+1) takes frame-(i+1) vectors into frame i",
+                               lwp_backward=partial(lwp_backward_with, carry=lambda Rn, x: Rn.T @ x))
+LWP_LEVER = Variant("your moment of F_i seems to use s̄_i alone; n_i is taken about the origin of frame i − 1, "
+                    "so the lever of F_i is p*_i + s̄_i",
+                    lwp_backward=partial(lwp_backward_with, lever=lambda p, s: s))
+LWP_NO_TRANSMITTED = Variant("your n_i seems to lack p*_i × (R_(i+1) f_(i+1)): the force link i + 1 pulls with "
+                             "acts at the origin of frame i, p*_i from where n_i is taken",
+                             lwp_backward=partial(lwp_backward_with, transmitted=False))
+LWP_MISTAKES = (LWP_NO_STOP, LWP_AXIS_Z_I, LWP_CARRY_TRANSPOSED, LWP_LEVER, LWP_NO_TRANSMITTED)
+
+_LWP_HINT = ("Step 5: f_i = R_(i+1) f_(i+1) + F_i, n_i = R_(i+1) n_(i+1) + p*_i × (R_(i+1) f_(i+1)) + (p*_i + s̄_i) × F_i"
+             " + N_i; Step 6: τ_i = n_i · z (revolute) or f_i · z (prismatic), z = R_iᵀ (0, 0, 1); Step 7: stop after "
+             "the first link")
+
+
+def _lwp_check(ctx, lwp_backward, cases):
+    for model, q, qd, qdd, g, label in cases:
+        args, expected, where = lwp_case(ctx, model, q, qd, qdd, g, label)
+        call = f"lwp_backward(F, N, R, p_star, s_bar, joint_types) {where}"
+        tau = ctx.expect_shape("tau (n,)", ctx.call(lwp_backward, *args), (model.n,), call=call)
+        ctx.expect_close("tau (n,)", tau, expected, call=call, hint=_LWP_HINT)
+
+
+@EXERCISE.check("rnea-lwp-revolute", points=1, functions=("lwp_backward",),
+                title="LWP's backward recursion with the erratum: revolute arms", variants=LWP_MISTAKES)
+def lwp_revolute(ctx, lwp_backward):
+    rods = rods_as_dh()
+    cases = [(rods, np.zeros(2), np.zeros(2), np.zeros(2), rods.gravity, "[RNE05]'s two rods held horizontal")]
+    for _ in range(3):
+        model = random_dh_arm(ctx, "R" * int(ctx.rng.integers(2, 7)))
+        cases.append((model, *random_state(ctx, model), random_gravity(ctx), f"a random {model.n}-link DH arm"))
+    _lwp_check(ctx, lwp_backward, cases)
+
+
+@EXERCISE.check("rnea-lwp-prismatic", points=1, functions=("lwp_backward",),
+                title="LWP's backward recursion with the erratum: arms with prismatic joints",
+                variants=LWP_MISTAKES + (LWP_SLIDE_MOMENT,))
+def lwp_prismatic(ctx, lwp_backward):
+    cases = []
+    for model in (samples.rpr_arm(), samples.scara()):
+        cases.append((model, *random_state(ctx, model), model.gravity, f"{model.name!r}"))
+    for _ in range(2):
+        types = "".join(ctx.rng.choice(["R", "P"], size=int(ctx.rng.integers(2, 7))))
+        types = types[:-1] + "P" if "P" not in types else types
+        model = random_dh_arm(ctx, types)
+        cases.append((model, *random_state(ctx, model), random_gravity(ctx), f"a random {model.n}-link DH arm"))
+    _lwp_check(ctx, lwp_backward, cases)

@@ -15,6 +15,14 @@ bracket dropped or turned around, gravity with the wrong sign and ``H_i⁻¹`` w
 wrenches back. The ``rnea_poe`` checks also receive the student's ``home_frames``, ``joint_adjoint``
 and ``forward_pass`` to say which of them is wrong when ``rnea_poe`` fails.
 
+Part (e) is [LG]'s closed form ``τ_i = A_ij θ̈_j + B_ijk θ̇_j θ̇_k − C_i`` from the space-frame joint
+screws ``s_i`` and link inertias ``N_m`` at the current configuration (and the parent list, for
+trees). ``A`` is compared with the CRBA (a recursion in body frames), first its symmetry; ``B``
+through its symmetric part ``½(B_ikl + B_ilk)`` — the only part the dynamics fix — with the
+Christoffel symbols from the RNEA's velocity torques (``coriolis_matrix`` polarised). Known mistakes:
+``m ≥ i`` only (A not symmetric), one link's inertia for the sum, the chain's index sums on a tree;
+in B the bracket order, either term dropped or its bracket turned around, the chain's sums on a tree.
+
 ==========================  ======  =======================================================
 check                       points  what it tests
 ==========================  ======  =======================================================
@@ -27,6 +35,9 @@ check                       points  what it tests
 ``poe-rnea-chain``          2       ``rnea_poe`` on random chains (revolute and prismatic joints)
 ``poe-rnea-ur5``            1       ``rnea_poe`` on the UR5 (Modern Robotics' ``Mlist, Glist, Slist``)
 ``poe-rnea-identities``     1       ``rnea_poe`` against Jacobian-transpose gravity and CRBA
+``poe-closed-a-chain``      1       ``mass_matrix_closed_form``: symmetric, = CRBA on random chains
+``poe-closed-a-tree``       1       ``mass_matrix_closed_form`` on random trees
+``poe-closed-b``            2       ``velocity_coefficients``: ``½(B_ikl + B_ilk)`` = Christoffel (chains, trees)
 ==========================  ======  =======================================================
 """
 from __future__ import annotations
@@ -37,12 +48,12 @@ import numpy as np
 from scipy.linalg import expm
 
 from ... import samples, se3, so3
-from ...dynamics import crba, rnea, rnea_poe_trace, rnea_trace
+from ...dynamics import coriolis_matrix, crba, rnea, rnea_poe_trace, rnea_trace
 from ...kinematics import body_twists, fk, jacobian
 from ...model import from_poe, to_poe
 from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
-from ._common import random_gravity, random_state
+from ._common import random_gravity, random_model, random_state, random_tree
 
 EXERCISE = Exercise(
     "rnea_poe06", notebook="06_lie_group_dynamics.ipynb",
@@ -50,7 +61,7 @@ EXERCISE = Exercise(
     blocked=("lessonlib.dynamics", "lessonlib.batch", "lessonlib.check", "lessonlib.constraints",
              "lessonlib.kinematics"),
     copy_targets=("lessonlib.dynamics.rnea_poe", "lessonlib.dynamics.rnea", "lessonlib.dynamics.rnea_classic",
-                  "lessonlib.dynamics.denoc", "lessonlib.batch"))
+                  "lessonlib.dynamics.denoc", "lessonlib.dynamics.closed_form", "lessonlib.batch"))
 
 #: Modern Robotics' UR5 test state (its InverseDynamics documentation, without the tip wrench).
 UR5_STATE = (np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3]), 0.2 * np.ones(6),
@@ -376,3 +387,157 @@ def rnea_identities(ctx, rnea_poe, *earlier):
     ctx.expect_close("M = [rnea_poe(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
                      call=f"the mass matrix of a random {model.n}-link chain, column by column",
                      hint="with qd = 0 and no gravity, the torques for qdd = e_j are column j of M(q)")
+
+
+# --- (e) [LG]'s closed form τ_i = A_ij θ̈_j + B_ijk θ̇_j θ̇_k − C_i ------------------------------------------
+# The student gets the joint screws s_i and the link inertias N_m in the space frame at the current configuration
+# and the parent list; A is checked against the CRBA (a recursion in body frames), B through its symmetric part
+# against the Christoffel symbols of the RNEA's velocity torques (only ½(B_ikl + B_ilk) is fixed by the dynamics).
+
+def closed_form_inputs(model, q):
+    """``(s, N, parent)``: joint screws (n, 6) and link inertias (n, 6, 6) in the space frame at ``q``, and the parents."""
+    T = fk(model, q)
+    s = np.array([se3.Ad(T[i]) @ model.S[i] for i in range(model.n)])
+    back = [se3.Ad(se3.inv(T[m])) for m in range(model.n)]
+    N = np.array([X.T @ model.inertia[m] @ X for m, X in enumerate(back)])
+    if model.is_chain:
+        assert np.allclose(s.T, jacobian(model, q, frame="space"), atol=1e-9), "checker self-test: s = space Jacobian"
+    return s, N, list(model.parent)
+
+
+def christoffel(model, q):
+    """``Γ[i, k, l] = ½(∂A_ik/∂θ_l + ∂A_il/∂θ_k − ∂A_kl/∂θ_i)`` from the RNEA's velocity torques (``coriolis_matrix``)."""
+    return np.stack([coriolis_matrix(model, q, e) for e in np.eye(model.n)], axis=2)
+
+
+def subtree_sums(N, parent):
+    """``N̄_i``: the inertias of every link joint i carries (its subtree), summed from the leaves inward."""
+    N_bar = np.array(N, dtype=float)
+    for m in reversed(range(len(parent))):
+        if parent[m] != -1:
+            N_bar[parent[m]] += N_bar[m]
+    return N_bar
+
+
+def carried_by_both(parent):
+    """``D[i, j]``: the deeper of i and j when one carries the other (their common subtree), else −1."""
+    n = len(parent)
+    D = np.full((n, n), -1)
+    for j in range(n):
+        k = j
+        while k != -1:
+            D[k, j] = D[j, k] = j
+            k = parent[k]
+    return D
+
+
+def _suffix_sums(N, parent):               # the chain's N_i + … + N_n by index, whatever the tree
+    return np.cumsum(np.asarray(N, dtype=float)[::-1], axis=0)[::-1]
+
+
+def _larger_index(parent):                 # the chain's max(i, j), whatever the tree
+    i, j = np.indices((len(parent),) * 2)
+    return np.maximum(i, j)
+
+
+def _row(parent):                          # m ≥ i only
+    i, _ = np.indices((len(parent),) * 2)
+    return i
+
+
+def mass_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by_both):
+    """``A_ij = s_iᵀ N̄_D(i,j) s_j`` (0 when neither joint carries the other) — or a slip in ``composite`` / ``deepest``."""
+    s = np.asarray(s, dtype=float)
+    N_bar, D = composite(N, parent), deepest(parent)
+    n = len(parent)
+    return np.array([[s[i] @ N_bar[D[i, j]] @ s[j] if D[i, j] != -1 else 0.0 for j in range(n)] for i in range(n)])
+
+
+def velocity_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by_both, first=1.0, second=1.0):
+    """[LG]'s ``B_ikl = [k carries l] s_iᵀ N̄ [s_k, s_l] + s_kᵀ N̄ [s_i, s_l]`` — or a slip: a sign on either term,
+    or the chain's index sums on a tree."""
+    s = np.asarray(s, dtype=float)
+    N_bar, D = composite(N, parent), deepest(parent)
+    n = len(parent)
+    B = np.zeros((n, n, n))
+    for i in range(n):
+        for k in range(n):
+            for l in range(n):
+                m = D[i, l]
+                if m == -1:
+                    continue
+                if D[k, l] == l and k != l:
+                    B[i, k, l] += first * s[i] @ N_bar[m] @ se3.ad(s[k]) @ s[l]
+                if D[m, k] != -1:
+                    B[i, k, l] += second * s[k] @ N_bar[D[m, k]] @ se3.ad(s[i]) @ s[l]
+    return B
+
+
+A_ROW_ONLY = Variant("your A_ij seems to sum N_m over m ≥ i only, so A is not symmetric; the links that move with "
+                     "both joints are m ≥ max(i, j): A_ij = s_iᵀ (N_max(i,j) + … + N_n) s_j",
+                     mass_matrix_closed_form=partial(mass_closed_with, deepest=_row))
+A_OWN_LINK = Variant("your A_ij seems to use the inertia N_max(i,j) of one link only; it is the sum of every link "
+                     "carried by both joints, N_max(i,j) + … + N_n",
+                     mass_matrix_closed_form=partial(mass_closed_with, composite=lambda N, parent: np.asarray(N)))
+A_BY_INDEX = Variant("your A seems to use the chain's sums by index (m ≥ max(i, j)) on a tree: there 'm ≥ i' means "
+                     "the links in the subtree of joint i, and A_ij = 0 when neither joint carries the other",
+                     mass_matrix_closed_form=partial(mass_closed_with, composite=_suffix_sums, deepest=_larger_index))
+B_BRACKET_ORDER = Variant("your first term seems to use [s_l, s_k]; the derivative of the screw s_l of a later "
+                          "joint is θ̇_k [s_k, s_l] (k < l)", velocity_coefficients=partial(velocity_closed_with,
+                                                                                         first=-1.0))
+B_NO_FIRST = Variant("your B seems to lack the term s_iᵀ N̄ [s_k, s_l] that comes from the moving screws "
+                     "(ṡ_l = Σ_k<l θ̇_k [s_k, s_l] in the link accelerations)",
+                     velocity_coefficients=partial(velocity_closed_with, first=0.0))
+B_NO_SECOND = Variant("your B seems to lack the term s_kᵀ N̄ [s_i, s_l] of the gyroscopic wrenches {q̇_m, N_m q̇_m}",
+                      velocity_coefficients=partial(velocity_closed_with, second=0.0))
+B_SECOND_SWAPPED = Variant("your second term seems to use [s_l, s_i]; pairing {q̇, N q̇} with s_i gives "
+                           "q̇ᵀ N [s_i, q̇]", velocity_coefficients=partial(velocity_closed_with, second=-1.0))
+B_BY_INDEX = Variant("your B seems to use the chain's sums by index on a tree: the links in both formulas are those "
+                     "in the subtree of the deepest joint, and only when the joints lie on one path from the base",
+                     velocity_coefficients=partial(velocity_closed_with, composite=_suffix_sums,
+                                                   deepest=_larger_index))
+
+_A_HINT = ("A_ij = s_iᵀ N̄ s_j with N̄ = the sum of the inertias of every link moved by both joints: "
+           "N_max(i,j) + … + N_n on a chain, the subtree of the deeper joint on a tree (0 if neither carries the other)")
+
+
+def _closed_form_a(ctx, mass_matrix_closed_form, models):
+    for model in models:
+        q = random_state(ctx, model)[0]
+        s, N, parent = closed_form_inputs(model, q)
+        call = f"mass_matrix_closed_form(s, N, parent={parent}) on a random {model.n}-joint {'chain' if model.is_chain else 'tree'}"
+        A = ctx.expect_shape(f"A ({model.n}, {model.n})", ctx.call(mass_matrix_closed_form, s, N, parent),
+                             (model.n, model.n), call=call)
+        ctx.expect_close("A − Aᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), call=call, hint=_A_HINT)
+        ctx.expect_close("A (the CRBA's mass matrix)", A, crba(model, q), call=call, hint=_A_HINT)
+
+
+@EXERCISE.check("poe-closed-a-chain", points=1, functions=("mass_matrix_closed_form",),
+                title="closed form: A from the space-frame screws and inertias is the CRBA's mass matrix (chains)",
+                variants=(A_ROW_ONLY, A_OWN_LINK))
+def closed_a_chain(ctx, mass_matrix_closed_form):
+    _closed_form_a(ctx, mass_matrix_closed_form, [random_model(ctx, tree=False) for _ in range(3)])
+
+
+@EXERCISE.check("poe-closed-a-tree", points=1, functions=("mass_matrix_closed_form",),
+                title="closed form: A on trees (the links carried by both joints)",
+                variants=(A_ROW_ONLY, A_OWN_LINK, A_BY_INDEX))
+def closed_a_tree(ctx, mass_matrix_closed_form):
+    _closed_form_a(ctx, mass_matrix_closed_form, [random_tree(ctx) for _ in range(3)])
+
+
+@EXERCISE.check("poe-closed-b", points=2, functions=("velocity_coefficients",),
+                title="closed form: the symmetric part of B is the Christoffel symbols (chains and trees)",
+                variants=(B_BRACKET_ORDER, B_NO_FIRST, B_NO_SECOND, B_SECOND_SWAPPED, B_BY_INDEX))
+def closed_b(ctx, velocity_coefficients):
+    for model in [random_model(ctx, tree=False) for _ in range(2)] + [random_tree(ctx) for _ in range(2)]:
+        q, qd, _ = random_state(ctx, model)
+        s, N, parent = closed_form_inputs(model, q)
+        n = model.n
+        call = (f"velocity_coefficients(s, N, parent={parent}) on a random {n}-joint "
+                f"{'chain' if model.is_chain else 'tree'}")
+        B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n), call=call)
+        ctx.expect_close("½ (B_ikl + B_ilk) (the Christoffel symbols Γ_ikl)", 0.5 * (B + B.transpose(0, 2, 1)),
+                         christoffel(model, q), call=call,
+                         hint="B_ikl = s_iᵀ N̄_max(i,l) [s_k, s_l] (k < l only) + s_kᵀ N̄_max(i,k,l) [s_i, s_l]; "
+                              "[x, y] = ad(x) y; on a tree N̄ sums the subtree of the deepest joint, 0 off one path")

@@ -208,6 +208,10 @@ def test_live_slideshow_slider_moves_the_arm(tmp_path):
                 show = chromium.new_page(viewport={"width": 1280, "height": 720})
                 show.on("console", lambda m: console.append((m.type, m.text)))
                 show.goto(f"{url}/rise/{LIVE_NOTEBOOK}?activeCellIndex={arm}")
+                served = show.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+                                       ".federated_extensions.map(e => e.name)")
+                assert "lessonlib-rise-widgets" in served, \
+                    f"the slideshow does not load lessonlib-rise-widgets (loads {served}): `make install-test` links it"
                 slide = show.locator("section.present").last
                 canvas = slide.locator("canvas").first
                 canvas.wait_for(state="visible", timeout=60_000)

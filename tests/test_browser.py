@@ -216,7 +216,14 @@ def test_live_slideshow_slider_moves_the_arm(tmp_path):
                 canvas = slide.locator("canvas").first
                 canvas.wait_for(state="visible", timeout=60_000)
                 show.wait_for_timeout(1500)                    # let three.js draw a frame
+                # Laid out again once the widgets have grown: a slide that fits the screen is wholly on it.
+                top, height = show.evaluate("""() => { const s = Array.from(document.querySelectorAll('section.present')).pop();
+                                                      const b = s.getBoundingClientRect(); return [b.top, b.height]; }""")
+                assert height > 720 or top + height <= 722, \
+                    f"the slide ({height:.0f} px high) runs off the 720 px screen: it starts at y = {top:.0f}"
                 before = canvas.screenshot()
+                plot = slide.locator("img.widget-image").first     # arm_panel's live plot, when it has one
+                plot_before = plot.screenshot() if plot.count() else None
                 show.screenshot(path=str(SCREENSHOT_DIR / "lessonlib_live_before.png"))
                 drawn, info = _is_drawn(_pixels(before))
                 assert drawn, f"the slideshow's 3D canvas looks blank ({info})"
@@ -237,6 +244,9 @@ def test_live_slideshow_slider_moves_the_arm(tmp_path):
                 assert readout.inner_text() != value_before, f"joint2 did not move (still {value_before})"
                 moved = _changed_fraction(_pixels(before), _pixels(after))
                 assert moved > 0.002, f"the 3D canvas did not change in the slideshow ({moved:.4%} pixels)"
+                if plot_before is not None:
+                    replotted = _changed_fraction(_pixels(plot_before), _pixels(plot.screenshot()))
+                    assert replotted > 0.002, f"the panel's plot did not change in the slideshow ({replotted:.4%})"
 
                 # Speaker notes: kept in the slide's <aside class="notes"> for the speaker view, never projected.
                 show.goto(f"{url}/rise/{LIVE_NOTEBOOK}?activeCellIndex={noted}")

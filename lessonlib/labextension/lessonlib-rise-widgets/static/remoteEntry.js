@@ -16,6 +16,11 @@
  * slideshow has no console, so nothing provides the token and the manager's optional tracker is null,
  * which is what the real package would give there too. Nothing else is exported or loaded.
  *
+ * Also in the slideshow only: Reveal centres a slide when it lays it out, but the widget views on it
+ * grow afterwards (a 3D view, a plot image arriving from the kernel), so the first slide shown ran off
+ * the bottom of the screen (lesson 05's arm panel: its torque plot below the fold). When an output
+ * area on a slide changes size, this asks Reveal to lay the slide out again (a window 'resize').
+ *
  * It is a prebuilt federated extension written by hand (no build step): JupyterLab and the slideshow
  * only need window._JUPYTERLAB[name] with init(shareScope) and get(module). It has no plugins.
  * tests/test_browser.py::test_live_slideshow_slider_moves_the_arm checks it in a real browser.
@@ -42,6 +47,28 @@
     return versions.length ? versions.sort(compareVersions)[versions.length - 1] : null;
   }
 
+  /** Call fn at most once per `ms` milliseconds, after the burst that triggered it. */
+  function debounced(fn, ms) {
+    var pending = null;
+    return function () {
+      if (pending === null) pending = setTimeout(function () { pending = null; fn(); }, ms);
+    };
+  }
+
+  /** Re-lay out the slideshow (Reveal listens to window 'resize') whenever an output area on a slide changes size. */
+  function relayoutWhenOutputsResize() {
+    if (typeof ResizeObserver === 'undefined' || typeof MutationObserver === 'undefined') return;
+    var resized = new ResizeObserver(debounced(function () { window.dispatchEvent(new Event('resize')); }, 150));
+    var watched = new WeakSet();
+    var watchNewOutputs = debounced(function () {
+      var areas = document.querySelectorAll('.reveal .jp-OutputArea');
+      for (var k = 0; k < areas.length; k++) {
+        if (!watched.has(areas[k])) { watched.add(areas[k]); resized.observe(areas[k]); }
+      }
+    }, 200);
+    new MutationObserver(watchNewOutputs).observe(document.body, { childList: true, subtree: true });
+  }
+
   function init(scope) {
     if (scope[CONSOLE] && Object.keys(scope[CONSOLE]).length) return;  // JupyterLab: the real package
     var coreutils = newest(scope, '@lumino/coreutils');
@@ -64,6 +91,7 @@
         });
       }
     };
+    relayoutWhenOutputsResize();
   }
 
   function get(request) {

@@ -40,6 +40,8 @@ EXERCISE = ROOT / "exercises" / "05_rnea.ipynb"
 EX = load_exercise("rnea05")
 LINES = {cid: c.line for cid, c in EX.checks.items()}
 CHECK_IDS = list(EX.checks)
+LWP = [c for c in CHECK_IDS if c.startswith("rnea-lwp")]    # part (e): most submissions below leave it a stub
+MAX = 12
 PY = sys.executable
 
 
@@ -241,7 +243,7 @@ def test_exercise_and_solution_are_in_sync():
     assert authoring.sync_errors(ex, sol) == []
     assert [c.get("id") for c in ex.cells] == [c.get("id") for c in sol.cells]
     ids = [c.metadata["lessonlib"]["id"] for c in sol.cells if "check" in c.metadata.get("tags", [])]
-    assert ids == CHECK_IDS and sum(EX.checks[i].points for i in ids) == 10
+    assert ids == CHECK_IDS and sum(EX.checks[i].points for i in ids) == MAX
     for c in ex.cells:
         if "check" in c.metadata.get("tags", []):
             assert c.metadata["editable"] is False and c.metadata["deletable"] is False
@@ -262,7 +264,7 @@ def test_the_sync_rule_can_fail():
 def test_reference_needs_outputs_and_checks():
     with pytest.raises(ReferenceNotebookError, match="no stored verdict"):
         load_reference(EXERCISE)
-    assert load_reference(SOLUTION).max_points == 10
+    assert load_reference(SOLUTION).max_points == MAX
 
 
 def test_student_id_is_read_without_running_code():
@@ -645,17 +647,17 @@ def test_batch_ran_and_wrote_a_row_per_submission_and_check(batch):
     feedback = sorted(p.name for p in (batch["out"] / "feedback").glob("*.md"))
     assert feedback == sorted(n.replace(".ipynb", ".md") for n in batch["names"])
     text = (batch["out"] / "feedback" / "partial.md").read_text()
-    assert "**Score: 4 / 10**" in text and "`rnea-full-chain` — not-attempted" in text
+    assert "**Score: 4 / 12**" in text and "`rnea-full-chain` — not-attempted" in text
     assert "your answer cell “(d) The whole RNEA” is still the exercise's stub" in text
     print(f"\nall graded runs: {batch['elapsed']:.1f} s; per submission (s):",
           {n: batch["results"][n]["seconds"] for n in batch["names"]})
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, total", [("solution", 10), ("blank", 0), ("partial", 4), ("wrong_kernel", 10)])
+@pytest.mark.parametrize("name, total", [("solution", MAX), ("blank", 0), ("partial", 4), ("wrong_kernel", MAX)])
 def test_normal_submissions_get_what_they_earned(batch, name, total):
     r = batch["results"][f"{name}.ipynb"]
-    assert (r["total"], r["max"]) == (total, 10), r
+    assert (r["total"], r["max"]) == (total, MAX), r
     earned = {cid for cid, c in r["checks"].items() if c["status"] == "passed"}
     expected = {"solution": set(CHECK_IDS), "wrong_kernel": set(CHECK_IDS), "blank": set(),
                 "partial": {"rnea-static", "rnea-static-tip", "rnea-outward-v", "rnea-outward-a"}}[name]
@@ -663,7 +665,7 @@ def test_normal_submissions_get_what_they_earned(batch, name, total):
     if name == "blank":
         assert set(_statuses(batch, "blank.ipynb").values()) == {"not-attempted"}
         assert r["checks"]["rnea-static"]["message"] == ("your answer cell “(a) Static torques of two horizontal rods "
-                                                         "(seed 003)” is still the exercise's stub")
+                                                         "([RNE05])” is still the exercise's stub")
 
 
 @pytest.mark.slow
@@ -688,7 +690,7 @@ def test_a_crashing_kernel_keeps_what_came_before(batch, name, total, dead_from)
 def test_sys_exit_costs_only_its_own_cell(batch):
     st = _statuses(batch, "sys_exit.ipynb")
     assert st["rnea-static"] == st["rnea-static-tip"] == "error"
-    assert batch["results"]["sys_exit.ipynb"]["total"] == 8
+    assert batch["results"]["sys_exit.ipynb"]["total"] == MAX - 2
 
 
 @pytest.mark.slow
@@ -701,7 +703,7 @@ def test_infinite_loop_times_out_and_keeps_earlier_points(batch):
 @pytest.mark.slow
 def test_100mb_of_output_is_dropped_and_grading_goes_on(batch):
     r = batch["results"]["flood.ipynb"]
-    assert r["total"] == 10 and set(_statuses(batch, "flood.ipynb").values()) == {"passed"}
+    assert r["total"] == MAX and set(_statuses(batch, "flood.ipynb").values()) == {"passed"}
 
 
 def test_nbval_side_caps_each_cells_output():
@@ -727,7 +729,9 @@ def test_nbval_side_caps_each_cells_output():
 def test_forged_verdicts_earn_nothing(batch, name, status):
     r = batch["results"][f"{name}.ipynb"]
     assert r["total"] == 0
-    assert set(_statuses(batch, f"{name}.ipynb").values()) == {status}
+    st = _statuses(batch, f"{name}.ipynb")
+    assert {st[c] for c in CHECK_IDS if c not in LWP} == {status}
+    assert {st[c] for c in LWP} == {status if status == "unverified" else "not-attempted"}   # (e) left a stub
     if status == "unverified":
         assert all(c["nbval"] == "passed" and c["judge"] == "none" for c in r["checks"].values())
 
@@ -742,7 +746,9 @@ def test_reading_the_notebooks_gives_nothing(batch):
     assert seen.get("error") == "PermissionError" and "graded" not in seen    # /proc of the parent is walled off
     assert str(SOLUTION) not in json.dumps(seen)
     assert any(f.startswith("answer cell") and "open" in f for f in r["flags"])
-    assert {c["status"] for c in r["checks"].values()} == {"access-denied"}
+    st = _statuses(batch, "read_reference.ipynb")
+    assert {st[c] for c in CHECK_IDS if c not in LWP} == {"access-denied"}
+    assert {st[c] for c in LWP} == {"not-attempted"}                          # the stolen code sits in (a)
 
 
 @pytest.mark.slow
@@ -750,7 +756,8 @@ def test_calling_the_library_earns_nothing(batch):
     r = batch["results"]["library_use.ipynb"]
     assert r["total"] == 0
     st = _statuses(batch, "library_use.ipynb")
-    assert set(st.values()) == {"used-library"}, r
+    assert {st[c] for c in CHECK_IDS if c not in LWP} == {"used-library"}, r
+    assert {st[c] for c in LWP} == {"not-attempted"}
     assert "not available while grading" in r["checks"]["rnea-full-ur5"]["message"]
 
 
@@ -763,7 +770,7 @@ def test_pasted_library_code_goes_to_review(batch):
         assert c["status"] == "needs-review" and c["points"] == 0 and c["withheld"] == c["max_points"]
         assert c["judge"] == "pass"                      # it would have passed: only the detector stops it
         assert "lessonlib.dynamics.rnea._rnea" in c["message"] and "withheld until an instructor reviews" in c["message"]
-    assert r["total"] == 6 and r["withheld"] == 4
+    assert r["total"] == MAX - 4 and r["withheld"] == 4
 
 
 @pytest.mark.slow
@@ -778,7 +785,7 @@ def test_moving_or_deleting_check_cells_changes_nothing(batch, name, total):
 def test_solution_passes_nbval_in_the_current_env(runs):
     res = runs["done"]["nbval"]
     assert res.returncode == 0, res.stdout[-3000:]
-    assert re.search(r"\b15 passed\b", res.stdout), res.stdout[-500:]
+    assert re.search(r"\b18 passed\b", res.stdout), res.stdout[-500:]
 
 
 @pytest.mark.slow
@@ -831,7 +838,7 @@ def test_self_finds_the_solution_by_file_name(tmp_path):
 def test_pytest_plugin_grades_a_submission(runs):
     res = runs["done"]["plugin"]
     assert res.returncode == 1, res.stdout[-3000:]
-    assert "4 passed" in res.stdout and "5 failed" in res.stdout
+    assert "4 passed" in res.stdout and "7 failed" in res.stdout
     assert "partial.ipynb::rnea-full-chain" in res.stdout and "lessonlib grades" in res.stdout
     rows = list(csv.reader(open(runs["plugin_dir"] / "g.csv")))
     assert len(rows) == 1 + len(CHECK_IDS) and rows[1][:2] == ["partial.ipynb", "rnea-static"]

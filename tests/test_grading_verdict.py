@@ -122,6 +122,12 @@ def test_cell_outcomes_apply_the_runs_context_and_tell_it_once():
     late = cell_outcomes(roles, {0: ok, 1: ok, 2: ok}, finished=False, timeout=600)
     assert {k: o.state for k, o in late.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
     assert late["c2"].error.startswith("the notebook ran out of time (600 s per notebook)")
+    stopped = cell_outcomes(roles, {0: ok, 1: ok, 2: ok, 3: {"outcome": "failed", "timeout": True, "deadline": True}},
+                            finished=False,
+                            titles=titles, cell_timeout=60, timeout=6)     # the grader stopped it at the deadline
+    assert {k: o.state for k, o in stopped.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
+    assert stopped["c2"].error == ("your answer cell “(b) Second part” ran out of time (6 s per notebook); the "
+                                   "checks after it did not run")
     unrun = cell_outcomes(roles, {0: ok}, finished=True)
     assert {o.state for o in unrun.values()} == {"not-run"}
     for outcome in [*timed.values(), *died.values(), *late.values()]:

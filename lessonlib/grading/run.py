@@ -134,9 +134,14 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, 
                     if time.monotonic() >= deadline:
                         break
         finally:
+            before = set(cells.copy())                    # the records that came before the grader stopped it
             if proc.poll() is None:
                 kill_tree(proc)
         reader.join(timeout=10)
+    if not finished:                                      # a cell that "died" when the grader stopped the run
+        for n, rec in list(cells.items()):               # at the notebook's deadline ran out of time
+            if n not in before and rec.get("died"):
+                cells[n] = {**rec, "died": False, "timeout": True, "deadline": True}
     return finished, dict(cells), proc.returncode
 
 

@@ -239,6 +239,7 @@ def cell_outcomes(roles, cells, finished, *, titles=None, cell_timeout=None, tim
     ``{answer key: title}``; ``cell_timeout``, ``timeout``: the limits (seconds), for the messages.
     A cell after one that timed out is ``timeout``; a cell that failed or did not run after the
     kernel died is ``kernel-died``; a cell not run in a notebook that ran out of time is ``timeout``.
+    A record with ``deadline`` set timed out because the grader stopped the run at the notebook's deadline.
     """
     titles = titles or {}
     timeout_at = min((n for n, rec in cells.items() if rec.get("timeout")), default=None)
@@ -266,7 +267,8 @@ def cell_outcomes(roles, cells, finished, *, titles=None, cell_timeout=None, tim
                 error = (f"the kernel died while running {_where(roles[died_at], titles)} "
                          "(a crash, os._exit or a signal); the checks after it did not run")
             elif timeout_at is not None:
-                error = (f"{_where(roles[timeout_at], titles)} ran out of time{cell_limit}; "
+                limit = notebook_limit if cells[timeout_at].get("deadline") else cell_limit
+                error = (f"{_where(roles[timeout_at], titles)} ran out of time{limit}; "
                          "the checks after it did not run")
             else:
                 error = f"the notebook ran out of time{notebook_limit} before this check; the checks after it did not run"

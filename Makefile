@@ -16,11 +16,21 @@ $(VENV)/bin/python:
 
 venv: $(VENV)/bin/python
 
+# The live slideshow's widget fix (lessonlib/labextension/): a wheel install copies it into the venv's
+# share/jupyter/labextensions, an editable one does not (setuptools skips data files), so link it there.
+LABEXT_SRC = $(CURDIR)/lessonlib/labextension/lessonlib-rise-widgets
+LABEXT_DIR = $(VENV)/share/jupyter/labextensions/lessonlib-rise-widgets
+define link-labextension
+	rm -rf $(LABEXT_DIR) && mkdir -p $(dir $(LABEXT_DIR)) && ln -s $(LABEXT_SRC) $(LABEXT_DIR)
+endef
+
 install-course: venv
 	$(PIP) install --quiet -e ".[course]"
+	$(link-labextension)
 
 install-test: venv
 	$(PIP) install --quiet -e ".[course,test,oracles,fast,cluster]"
+	$(link-labextension)
 
 lab: install-course
 	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import os
 import time
 from pathlib import Path
@@ -160,54 +161,109 @@ def test_tour_runs_and_arm_moves_in_browser(lab):
     (SCREENSHOT_DIR / "lessonlib_tour_console.txt").write_text("\n".join(f"{k}: {t}" for k, t in console))
 
 
-def _slide_copy(root, name, cell_start):
-    """Give the lab's copy of ``name`` slide metadata (headings and the cell starting ``cell_start`` open slides)."""
+LIVE_NOTEBOOK = "05_rnea.ipynb"
+
+
+def _live_slides(path):
+    """Cell indices in a lesson: the slide cell that shows ``arm_panel(...)``, and a cell whose slide has notes.
+
+    The lesson's own ``slideshow`` metadata is used as it is (the lecturer presents it unchanged).
+    """
     import nbformat
-    path = root / name
-    nb = nbformat.read(path, as_version=4)
-    index = next(i for i, c in enumerate(nb.cells) if c.source.startswith(cell_start))
-    for i, cell in enumerate(nb.cells):
-        heading = cell.cell_type == "markdown" and cell.source.lstrip().startswith("#")
-        cell.metadata["slideshow"] = {"slide_type": "slide" if heading or i == index else "-"}
-    nbformat.write(nb, path)
-    return index
+    cells = nbformat.read(path, as_version=4).cells
+    kind = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in cells]
+    arm = next((i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.startswith("arm_panel(")
+                and kind[i] in ("slide", "subslide")), None)
+    assert arm is not None, f"{path.name} has no slide whose cell starts with arm_panel(: pick another lesson"
+    note = next(i for i in range(1, len(cells)) if kind[i] == "notes" and kind[i - 1] != "notes"
+                and cells[i - 1].cell_type == "code")
+    plain = max(re.split(r"[$*`\[\]_\\]", cells[note].source.splitlines()[0]), key=len).strip()[:40]
+    return arm, note - 1, plain
 
 
-@pytest.mark.xfail(strict=True, reason="jupyterlab-rise 0.43.1's slideshow app cannot load the ipywidgets manager "
-                                       "(\"Failed to create module: @jupyter-widgets/jupyterlab-manager\"; upstream "
-                                       "jupyterlab-contrib/rise#119): widgets show as text in the live slideshow")
 def test_live_slideshow_slider_moves_the_arm(tmp_path):
-    """A lesson as a LIVE RISE slideshow: the panel's slide shows the 3D canvas, a slider drag redraws it."""
+    """A lesson as a LIVE RISE slideshow: the 3D arm's slide has a working slider; speaker notes stay hidden.
+
+    What the lecturer does: run the lesson in JupyterLab, then "Open as Reveal Slideshow" (a new tab at
+    /rise/<notebook>?activeCellIndex=<cell>). Without lessonlib's labextension the slideshow app cannot
+    start the ipywidgets manager and the panel shows as text (lessonlib/labextension/.../remoteEntry.js).
+    """
     if not browser.chromium_available():
-        pytest.skip("needs /usr/bin/chromium and playwright")
+        pytest.skip(f"{browser.CHROMIUM} or the playwright package not found")
     from playwright.sync_api import sync_playwright
-    with browser.jupyterlab(tmp_path) as (url, root, _):
-        index = _slide_copy(root, NOTEBOOK, "panel = arm_panel")
+    console = []
+    with browser.jupyterlab(tmp_path) as (url, root, log_path):
+        arm, noted, note_text = _live_slides(root / LIVE_NOTEBOOK)
         with sync_playwright() as p:
             chromium = browser.launch(p)
             try:
                 lab_page = chromium.new_page(viewport={"width": 1280, "height": 720})
-                browser.open_notebook(lab_page, url, NOTEBOOK)
-                browser.run_all(lab_page, 90_000)              # the kernel holds the widgets the slideshow shows
+                browser.open_notebook(lab_page, url, LIVE_NOTEBOOK)
+                browser.run_all(lab_page, 120_000)            # the kernel holds the widgets the slideshow shows
+                errors = lab_page.evaluate(_ERROR_OUTPUTS)
+                assert not errors, "cells raised:\n" + "\n".join(errors)
                 lab_page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
                 lab_page.wait_for_timeout(1500)
+
                 show = chromium.new_page(viewport={"width": 1280, "height": 720})
-                show.goto(f"{url}/rise/{NOTEBOOK}?activeCellIndex={index}")
-                canvas = show.locator("section.present canvas").first
-                canvas.wait_for(state="visible", timeout=45_000)
-                show.wait_for_timeout(1000)
+                show.on("console", lambda m: console.append((m.type, m.text)))
+                show.goto(f"{url}/rise/{LIVE_NOTEBOOK}?activeCellIndex={arm}")
+                served = show.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+                                       ".federated_extensions.map(e => e.name)")
+                assert "lessonlib-rise-widgets" in served, \
+                    f"the slideshow does not load lessonlib-rise-widgets (loads {served}): `make install-test` links it"
+                slide = show.locator("section.present").last
+                canvas = slide.locator("canvas").first
+                canvas.wait_for(state="visible", timeout=60_000)
+                show.wait_for_timeout(1500)                    # let three.js draw a frame
+                # Laid out again once the widgets have grown: a slide that fits the screen is wholly on it.
+                top, height = show.evaluate("""() => { const s = Array.from(document.querySelectorAll('section.present')).pop();
+                                                      const b = s.getBoundingClientRect(); return [b.top, b.height]; }""")
+                assert height > 720 or top + height <= 722, \
+                    f"the slide ({height:.0f} px high) runs off the 720 px screen: it starts at y = {top:.0f}"
                 before = canvas.screenshot()
-                handle = show.locator("section.present .widget-hslider").filter(has_text="joint2").locator(".noUi-handle")
-                box = handle.bounding_box()
-                show.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                plot = slide.locator("img.widget-image").first     # arm_panel's live plot, when it has one
+                plot_before = plot.screenshot() if plot.count() else None
+                show.screenshot(path=str(SCREENSHOT_DIR / "lessonlib_live_before.png"))
+                drawn, info = _is_drawn(_pixels(before))
+                assert drawn, f"the slideshow's 3D canvas looks blank ({info})"
+
+                slider = slide.locator(".widget-hslider").filter(has_text="joint2").first
+                readout = slider.locator(".widget-readout")
+                value_before = readout.inner_text()
+                box = slider.locator(".noUi-handle").bounding_box()
+                assert box is not None, "joint2 slider handle not rendered on the slide"
+                x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+                show.mouse.move(x, y)
                 show.mouse.down()
-                show.mouse.move(box["x"] + box["width"] / 2 + 60, box["y"] + box["height"] / 2, steps=6)
+                show.mouse.move(x + 60, y, steps=6)
                 show.mouse.up()
-                show.wait_for_timeout(1500)
-                moved = _changed_fraction(_pixels(before), _pixels(canvas.screenshot()))
+                show.wait_for_timeout(2500)                    # kernel round trip, then a redraw
+                after = canvas.screenshot()
+                show.screenshot(path=str(SCREENSHOT_DIR / "lessonlib_live_after.png"))
+                assert readout.inner_text() != value_before, f"joint2 did not move (still {value_before})"
+                moved = _changed_fraction(_pixels(before), _pixels(after))
                 assert moved > 0.002, f"the 3D canvas did not change in the slideshow ({moved:.4%} pixels)"
+                if plot_before is not None:
+                    replotted = _changed_fraction(_pixels(plot_before), _pixels(plot.screenshot()))
+                    assert replotted > 0.002, f"the panel's plot did not change in the slideshow ({replotted:.4%})"
+
+                # Speaker notes: kept in the slide's <aside class="notes"> for the speaker view, never projected.
+                show.goto(f"{url}/rise/{LIVE_NOTEBOOK}?activeCellIndex={noted}")
+                slide = show.locator("section.present").last
+                slide.locator(".jp-Cell").first.wait_for(state="visible", timeout=60_000)
+                show.wait_for_timeout(1000)
+                show.screenshot(path=str(SCREENSHOT_DIR / "lessonlib_live_notes_slide.png"))
+                notes = slide.locator("aside.notes")
+                assert notes.count() >= 1 and note_text in notes.first.text_content(), \
+                    f"the slide of cell {noted} does not carry its speaker notes ({note_text!r})"
+                assert not notes.first.is_visible(), "speaker notes are visible on the projected slide"
+                assert note_text not in slide.inner_text(), "speaker notes text shows on the projected slide"
             finally:
                 chromium.close()
+    ours = [t for k, t in console if k == "error" and ("jupyter-widgets" in t or "jupyterWidgetRegistry" in t
+                                                        or "Shared module" in t or "failed to activate" in t)]
+    assert not ours, "the slideshow could not start the widgets:\n" + "\n".join(ours)
 
 
 def test_lesson05_arm_fills_its_canvas_and_slider_latency(tmp_path):

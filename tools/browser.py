@@ -117,6 +117,7 @@ def jupyterlab(tmp, source=REPO / "course", *, startup_timeout=90):
 # --- JavaScript run in a JupyterLab page (JupyterLab 4 through window.jupyterapp) ------------------------
 PANEL = "window.jupyterapp.shell.currentWidget"
 KERNEL_READY = f"""() => {{
+    if (!window.jupyterapp || !window.jupyterapp.shell) return false;     // still loading (or ?reset reloading)
     const panel = {PANEL};
     const kernel = panel && panel.sessionContext && panel.sessionContext.session
                    && panel.sessionContext.session.kernel;

@@ -23,8 +23,9 @@ parent motion into body ``i``; gravity enters as the base acceleration ``a_0 = [
 ``D_i`` is the articulated inertia about joint ``i``'s axis; it vanishes only when what moves
 with the joint has no inertia about its axis (a thin rod spinning about its own axis): then the
 mass matrix is singular and :func:`aba` raises ``ValueError`` naming the joint. What is local to
-one body is evaluated for every body at once; inside the loops ``A.dot(x)`` is ``A @ x`` (on
-6-vectors NumPy's ``@`` costs about twice as much).
+one body is evaluated for every body at once; the loops index Python lists of per-body arrays
+(cheaper than slicing a stacked array) and ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@``
+costs about twice as much).
 """
 from __future__ import annotations
 
@@ -54,20 +55,22 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     q, qd = state(model, q, qd)
     tau = model.check_q(tau, "tau")
     F_ext = model.check_f_ext(f_ext)
-    S, I, parent, n = model.S, model.inertia, model.parent, model.n
-    X = joint_transforms(model, q)
-    vJ = S * qd[:, None]                                 # S_i q̇_i of every joint
+    parent, n = model.parent, model.n
+    S, I = list(model.S), model.inertia                  # per-body values as lists: the loops index them
+    X = list(joint_transforms(model, q))
+    vJ = model.S * qd[:, None]                           # S_i q̇_i of every joint
     v = np.empty((n, 6))
     for i in range(n):                                   # 1. outward: velocities
         p = parent[i]
         v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
-    c = matvec(ad(v), vJ)                                # c_i = ad(v_i) S_i q̇_i, every body at once
-    I_A = np.array(I)                                    # articulated inertias and bias forces,
+    c = list(matvec(ad(v), vJ))                          # c_i = ad(v_i) S_i q̇_i, every body at once
+    I_A = list(np.array(I))                              # articulated inertias and bias forces,
     p_A = matvec(ad_dual(v), matvec(I, v))               # completed by the inward pass
     if F_ext is not None:
         p_A -= F_ext
+    p_A = list(p_A)
     D_min = RANK_TOL * np.abs(I).max()                   # D_i below this: a singular mass matrix
-    U, D, u = np.empty((n, 6)), np.empty(n), np.empty(n)
+    U, D, u = [None] * n, [0.0] * n, [0.0] * n
     for i in reversed(range(n)):                         # 2. inward: articulated inertias
         U[i] = I_A[i].dot(S[i])
         D[i] = S[i].dot(U[i])
@@ -76,12 +79,12 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
             raise singular_mass_matrix(model, i, f"D_{i} = S_iᵀ I^A_i S_i", D[i])
         p = parent[i]
         if p != BASE:
-            I_a = I_A[i] - np.outer(U[i], U[i]) / D[i]
+            I_a = I_A[i] - U[i][:, None] * (U[i] / D[i])     # U_i U_iᵀ / D_i
             p_a = p_A[i] + I_a.dot(c[i]) + U[i] * (u[i] / D[i])
             I_A[p] += X[i].T.dot(I_a).dot(X[i])
             p_A[p] += X[i].T.dot(p_a)
     a_0 = base_acceleration(model, gravity)
-    a, qdd = np.empty((n, 6)), np.empty(n)
+    a, qdd = [None] * n, np.empty(n)
     for i in range(n):                                   # 3. outward: accelerations
         p = parent[i]
         a_i = X[i].dot(a_0 if p == BASE else a[p]) + c[i]

@@ -15,14 +15,16 @@ Each body's Newton–Euler equation (local: it needs only that body's ``v_i, a_i
 
 Inward pass (forces), ``i = n−1 .. 0``::
 
-    τ_i = S_iᵀ f_i,      f_p += X_iᵀ f_i               ([RNE05]: the force goes back by the transpose)
+    f_p += X_iᵀ f_i               ([RNE05]: the force goes back by the transpose)
+
+and then, every ``f_i`` being complete, ``τ_i = S_iᵀ f_i``.
 
 This is Featherstone's ``ID.m`` ([Featherstone 2008] §5.3) line by line. Two liberties, both
 for speed and neither changing an equation: what is local to one body is evaluated for every body
 at once (the joint rates ``S_i q̇_i``; the joint's own acceleration terms ``S_i q̈_i + ad(v_i) S_i q̇_i``,
 which need only ``v_i``, so the outward pass runs as a velocity loop and an acceleration loop; the
-Newton–Euler equations), and inside the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's
-``@`` costs about twice as much). :mod:`lessonlib.batch` runs the same passes over whole trajectories.
+Newton–Euler equations; the torques ``S_iᵀ f_i`` once the inward loop has summed every ``f_i``),
+and inside the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@`` costs about twice as much). :mod:`lessonlib.batch` runs the same passes over whole trajectories.
 """
 from __future__ import annotations
 
@@ -58,11 +60,10 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
     f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))         # Newton–Euler, every body at once
     if F_ext is not None:
         f -= F_ext
-    tau = np.empty(n)
     for i in reversed(range(n)):                               # inward: forces
-        tau[i] = S[i].dot(f[i])
         if parent[i] != BASE:
             f[parent[i]] += X[i].T.dot(f[i])
+    tau = (S * f).sum(axis=1)                                  # τ_i = S_iᵀ f_i, every joint at once
     return tau, X, v, a, f
 
 

@@ -718,18 +718,59 @@ def sl_law(ctx, sl_control, sl_regressor):
             ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], call=call, hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
 
 
+def _rk4(rate, t, x, dt):
+    """One classical RK4 step of ``ẋ = rate(t, *x)`` for a tuple of arrays ``x``."""
+    k1 = rate(t, *x)
+    k2 = rate(t + dt / 2, *(xi + dt / 2 * d for xi, d in zip(x, k1)))
+    k3 = rate(t + dt / 2, *(xi + dt / 2 * d for xi, d in zip(x, k2)))
+    k4 = rate(t + dt, *(xi + dt * d for xi, d in zip(x, k3)))
+    return tuple(xi + dt / 6 * (d1 + 2 * d2 + 2 * d3 + d4) for xi, d1, d2, d3, d4 in zip(x, k1, k2, k3, k4))
+
+
+def _sl_rate_reference(model, reference, base, Lambda, K_D, Gamma, t, q, qd, a_hat):
+    """``(q̇, q̈, â̇)`` of the closed loop under the law as asked (judge side)."""
+    tau, a_dot = sl_control_with(model, q, qd, *reference(t), a_hat, base.independent, Lambda, K_D, Gamma)
+    return qd, aba(model, q, qd, tau), a_dot
+
+
+def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
+    """``V = ½ sᵀ M s + ½ θ̃ᵀ Γ⁻¹ θ̃`` with ``s = q̇ − q̇_r``, ``q̇_r = q̇_d − Λ (q − q_d)``."""
+    q_d, qd_d, _ = reference(t)
+    s = qd - (qd_d - Lambda * (q - q_d))
+    return 0.5 * s @ crba(model, q) @ s + 0.5 * (a_hat - theta) @ ((a_hat - theta) / Gamma)
+
+
 @EXERCISE.check("app-sl-closed-loop", points=1, functions=("sl_control",),
                 title="Slotine–Li in closed loop: V = ½ sᵀMs + ½ θ̃ᵀΓ⁻¹θ̃ never increases",
                 variants=(SL_ADAPT_SIGN, SL_ERROR_SIGN, SL_S_SIGN, SL_DESIRED_Y))
 def sl_closed_loop(ctx, sl_control):
-    model = (samples.planar_2link(), samples.seed004_2link())[int(ctx.rng.integers(2))]
-    base = base_parameters(model)
-    theta = base.reduce(inertial_parameters(model))
-    reference = fourier_trajectory(2, harmonics=3, base_freq=0.2, seed=int(ctx.rng.integers(2**31)), amplitude=0.8)
-    Gamma = adaptation_gains(model, reference, np.arange(0.0, 5.0, 0.05), rate=float(ctx.rng.uniform(20, 60)))
-    Lambda, K_D, dt = 5.0, float(ctx.rng.uniform(3, 6)), 0.01
-    q, qd = reference(0.0)[0] + ctx.rng.uniform(-0.3, 0.3, 2), np.zeros(2)
-    a_hat = np.zeros(base.rank)
+    # A draw whose reference excites one base parameter only weakly gets a large Γ_j, and the closed loop can be too
+    # stiff for RK4 at dt: redraw (judge side, before the student's function is called) until the law as asked
+    # stays finite along the whole run.
+    for _ in range(20):
+        model = (samples.planar_2link(), samples.seed004_2link())[int(ctx.rng.integers(2))]
+        base = base_parameters(model)
+        theta = base.reduce(inertial_parameters(model))
+        reference = fourier_trajectory(2, harmonics=3, base_freq=0.2, seed=int(ctx.rng.integers(2**31)),
+                                       amplitude=0.8)
+        Gamma = adaptation_gains(model, reference, np.arange(0.0, 5.0, 0.05), rate=float(ctx.rng.uniform(20, 60)))
+        Lambda, K_D, dt = 5.0, float(ctx.rng.uniform(3, 6)), 0.01
+        q, qd = reference(0.0)[0] + ctx.rng.uniform(-0.3, 0.3, 2), np.zeros(2)
+        a_hat = np.zeros(base.rank)
+        steps, x_ref, V_ref = 150, (q, qd, a_hat), []
+        try:
+            with np.errstate(over="raise", invalid="raise", divide="raise"):
+                V_ref.append(_sl_lyapunov(model, reference, theta, Gamma, Lambda, 0.0, *x_ref))
+                for k in range(steps):
+                    x_ref = _rk4(lambda t, q, qd, a_hat: _sl_rate_reference(model, reference, base, Lambda, K_D, Gamma,
+                                                                           t, q, qd, a_hat), k * dt, x_ref, dt)
+                    V_ref.append(_sl_lyapunov(model, reference, theta, Gamma, Lambda, (k + 1) * dt, *x_ref))
+        except (ValueError, FloatingPointError):
+            continue
+        if np.all(np.isfinite(V_ref)):
+            break
+    else:
+        raise RuntimeError("checker: no draw of the Slotine–Li run stayed finite in 20 tries")
 
     def control(t, q, qd, a_hat):
         q_d, qd_d, qdd_d = reference(t)
@@ -738,10 +779,7 @@ def sl_closed_loop(ctx, sl_control):
         tau = ctx.expect_shape("tau", got[0], (2,), call=call)
         return tau, ctx.expect_shape("a_hat_dot", got[1], (base.rank,), call=call)
 
-    def control_reference(t, q, qd, a_hat):
-        return sl_control_with(model, q, qd, *reference(t), a_hat, base.independent, Lambda, K_D, Gamma)
-
-    def rate(control, t, q, qd, a_hat):
+    def rate(t, q, qd, a_hat):
         tau, a_dot = control(t, q, qd, a_hat)
         try:
             return qd, aba(model, q, qd, tau), a_dot
@@ -749,32 +787,22 @@ def sl_closed_loop(ctx, sl_control):
             ctx.fail(f"the arm's motion under your torques is no longer finite at t = {t:.2f} s", call=call,
                      got=[np.inf])
 
-    def rk4_step(control, t, x):
-        k1 = rate(control, t, *x)
-        k2 = rate(control, t + dt / 2, *(xi + dt / 2 * d for xi, d in zip(x, k1)))
-        k3 = rate(control, t + dt / 2, *(xi + dt / 2 * d for xi, d in zip(x, k2)))
-        k4 = rate(control, t + dt, *(xi + dt * d for xi, d in zip(x, k3)))
-        return tuple(xi + dt / 6 * (d1 + 2 * d2 + 2 * d3 + d4) for xi, d1, d2, d3, d4 in zip(x, k1, k2, k3, k4))
-
     def lyapunov(t, q, qd, a_hat):
-        q_d, qd_d, _ = reference(t)
-        s = qd - (qd_d - Lambda * (q - q_d))
-        return 0.5 * s @ crba(model, q) @ s + 0.5 * (a_hat - theta) @ ((a_hat - theta) / Gamma)
+        return _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat)
 
     call = (f"sl_control(...) driving {model.name!r} from 0.3 rad off a Fourier reference, a_hat = 0, Lambda = 5, "
             f"K_D = {K_D:.3g}, dt = 0.01 s (classical RK4)")
-    steps = 150
-    x_ref = (q, qd, a_hat)                                           # the law as asked, judge side
-    for k in range(steps):
-        x_ref = rk4_step(control_reference, k * dt, x_ref)
     V = [lyapunov(0.0, q, qd, a_hat)]
     x = (q, qd, a_hat)
     for k in range(steps):
         t = k * dt
-        x = rk4_step(control, t, x)
+        x = _rk4(rate, t, x, dt)
         V.append(lyapunov(t + dt, *x))
+        # V̇ ≤ 0 holds for the exact motion; an RK4 step can still raise V by its truncation error where V̇ ≈ 0,
+        # and the law as asked shows that error on this very run: allow as much, and 1e-6 V(0) on top
+        slack = max(V_ref[k + 1] - V_ref[k], 0.0) + 1e-6 * V[0]
         ctx.expect_close(f"V(t = {t + dt:.2f} s) − V(t = {t:.2f} s) (V must not increase)", max(V[-1] - V[-2], 0.0),
-                         0.0, atol=1e-6 * V[0], call=call,
+                         0.0, atol=slack, call=call,
                          hint="V̇ = −sᵀ K_D s ≤ 0 only with â̇ = −Γ Yᵀ s and Y at (q̇_r, q̈_r), s = q̇ − q̇_r")
     # V never increases also without adaptation (θ̃ constant, e.g. the true model's torque): the estimates must move
     # as the law says, so they end where the law's own closed loop ends.

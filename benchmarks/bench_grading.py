@@ -103,7 +103,8 @@ def main(argv=None):
                 wall, cpu, prepared, results = grade(reference, subs, jobs=args.jobs, confinement=mode,
                                                      zygotes=not args.no_zygotes)
                 scores = [r.total for r in results]
-                expected = [10 if n.startswith("solved") else 4 if n.startswith("partial") else 0 for n, _ in subs]
+                expected = [reference.max_points if n.startswith("solved") else 4 if n.startswith("partial") else 0
+                            for n, _ in subs]
                 assert scores == expected, list(zip([n for n, _ in subs], scores))      # grading stayed right
                 rows.append({"mode": results[0].protection.split(" (")[0], "n": args.n, "jobs": args.jobs,
                              "wall_per_submission": wall / args.n, "cpu_per_submission": cpu / args.n,

@@ -57,7 +57,8 @@ import numpy as np
 
 from ... import samples
 from ...dynamics import (ObserverState, aba, adaptation_gains, bias_forces, coriolis_matrix, crba, gravity_torques,
-                         observer_step, push_and_observe, rnea, simulate, slotine_li_regressor)
+                         observer_step, push_and_observe, rnea, simulate, simulate_slotine_li,
+                         slotine_li_regressor)
 from ...dynamics.control import computed_torque, gravity_compensation, quintic, saturated
 from ...dynamics.friction import SMOOTH_EPS, Friction, friction_regressor, stribeck
 from ...dynamics.regressor import (base_parameters, check_excitation_band, fourier_trajectory, identify,
@@ -727,12 +728,6 @@ def _rk4(rate, t, x, dt):
     return tuple(xi + dt / 6 * (d1 + 2 * d2 + 2 * d3 + d4) for xi, d1, d2, d3, d4 in zip(x, k1, k2, k3, k4))
 
 
-def _sl_rate_reference(model, reference, base, Lambda, K_D, Gamma, t, q, qd, a_hat):
-    """``(q̇, q̈, â̇)`` of the closed loop under the law as asked (judge side)."""
-    tau, a_dot = sl_control_with(model, q, qd, *reference(t), a_hat, base.independent, Lambda, K_D, Gamma)
-    return qd, aba(model, q, qd, tau), a_dot
-
-
 def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
     """``V = ½ sᵀ M s + ½ θ̃ᵀ Γ⁻¹ θ̃`` with ``s = q̇ − q̇_r``, ``q̇_r = q̇_d − Λ (q − q_d)``."""
     q_d, qd_d, _ = reference(t)
@@ -757,17 +752,14 @@ def sl_closed_loop(ctx, sl_control):
         Lambda, K_D, dt = 5.0, float(ctx.rng.uniform(3, 6)), 0.01
         q, qd = reference(0.0)[0] + ctx.rng.uniform(-0.3, 0.3, 2), np.zeros(2)
         a_hat = np.zeros(base.rank)
-        steps, x_ref, V_ref = 150, (q, qd, a_hat), []
+        steps = 150
         try:
             with np.errstate(over="raise", invalid="raise", divide="raise"):
-                V_ref.append(_sl_lyapunov(model, reference, theta, Gamma, Lambda, 0.0, *x_ref))
-                for k in range(steps):
-                    x_ref = _rk4(lambda t, q, qd, a_hat: _sl_rate_reference(model, reference, base, Lambda, K_D, Gamma,
-                                                                           t, q, qd, a_hat), k * dt, x_ref, dt)
-                    V_ref.append(_sl_lyapunov(model, reference, theta, Gamma, Lambda, (k + 1) * dt, *x_ref))
+                asked = simulate_slotine_li(model, reference, Lambda=Lambda, K_D=K_D, Gamma=Gamma, dt=dt,
+                                            duration=steps * dt, q0=q, qd0=qd)      # the law as asked, judge side
         except (ValueError, FloatingPointError):
             continue
-        if np.all(np.isfinite(V_ref)):
+        if np.all(np.isfinite(asked.V)):
             break
     else:
         raise RuntimeError("checker: no draw of the Slotine–Li run stayed finite in 20 tries")
@@ -800,13 +792,14 @@ def sl_closed_loop(ctx, sl_control):
         V.append(lyapunov(t + dt, *x))
         # V̇ ≤ 0 holds for the exact motion; an RK4 step can still raise V by its truncation error where V̇ ≈ 0,
         # and the law as asked shows that error on this very run: allow as much, and 1e-6 V(0) on top
-        slack = max(V_ref[k + 1] - V_ref[k], 0.0) + 1e-6 * V[0]
+        slack = max(asked.V[k + 1] - asked.V[k], 0.0) + 1e-6 * V[0]
         ctx.expect_close(f"V(t = {t + dt:.2f} s) − V(t = {t:.2f} s) (V must not increase)", max(V[-1] - V[-2], 0.0),
                          0.0, atol=slack, call=call,
                          hint="V̇ = −sᵀ K_D s ≤ 0 only with â̇ = −Γ Yᵀ s and Y at (q̇_r, q̈_r), s = q̇ − q̇_r")
     # V never increases also without adaptation (θ̃ constant, e.g. the true model's torque): the estimates must move
     # as the law says, so they end where the law's own closed loop ends.
     ctx.expect_close(f"a_hat at t = {steps * dt:.2f} s (the estimates the adaptation law reaches along this run)",
-                     x[2], x_ref[2], atol=1e-6 * max(1.0, float(np.abs(x_ref[2]).max())), call=call,
+                     x[2], asked.theta_hat[-1], atol=1e-6 * max(1.0, float(np.abs(asked.theta_hat[-1]).max())),
+                     call=call,
                      hint="the estimates adapt while the arm tracks: â̇ = −Γ Yᵀ s with Y = sl_regressor(model, q, q̇, "
                           "q̇_r, q̈_r)[:, columns]; a law that keeps â fixed (or uses the true model) does not adapt")

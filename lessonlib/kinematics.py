@@ -118,7 +118,7 @@ def fk(model, q):
     return T
 
 
-def joint_transforms(model, q):
+def joint_transforms(model, q, *, checked=True):
     """Motion transforms ``X_i_p = Ad(T_p_i(q_i)⁻¹)`` from each parent into each body, (n, 6, 6).
 
     Featherstone's ``Xup``: a twist of the parent in parent coordinates maps to body ``i``
@@ -129,6 +129,9 @@ def joint_transforms(model, q):
     with ``X_tree = Ad(T_tree⁻¹)`` and the two products computed once per Model (and kept here, in
     a cache of this module: the Model itself knows nothing of them).
 
+    ``checked=False`` skips the validation of ``q``, for an algorithm that has just validated it
+    (``model.check_q``): ``q`` must then be a float array of shape (n,).
+
     >>> import numpy as np
     >>> from lessonlib import samples, se3
     >>> arm = samples.planar_2link()
@@ -136,7 +139,8 @@ def joint_transforms(model, q):
     >>> bool(np.allclose(X[1], se3.Ad(se3.inv(arm.joint_transform(1, -0.4)))))
     True
     """
-    q = model.check_q(q)
+    if checked:
+        q = model.check_q(q)
     tables = _tables(model)
     s, c = _rodrigues(tables, q)
     return tables.X_tree - s[:, None, None] * tables.ad_X + c[:, None, None] * tables.ad2_X

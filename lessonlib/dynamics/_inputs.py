@@ -1,7 +1,12 @@
 """Input checking and error messages shared by the dynamics algorithms (not an algorithm)."""
 from __future__ import annotations
 
+import weakref
+
 from .. import conventions
+
+#: model -> its ``a_0`` under its own gravity (read-only), so the default costs no new array per call.
+_DEFAULT_A0 = weakref.WeakKeyDictionary()
 
 
 def state(model, q, qd=None, qdd=None):
@@ -15,8 +20,17 @@ def state(model, q, qd=None, qdd=None):
 
 
 def base_acceleration(model, gravity):
-    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`."""
-    return conventions.base_acceleration(model.gravity_or_default(gravity))
+    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`.
+
+    Read-only when ``gravity`` is None (one array per Model, computed once).
+    """
+    if gravity is not None:
+        return conventions.base_acceleration(model.gravity_or_default(gravity))
+    a_0 = _DEFAULT_A0.get(model)
+    if a_0 is None:
+        a_0 = _DEFAULT_A0[model] = conventions.base_acceleration(model.gravity)
+        a_0.setflags(write=False)
+    return a_0
 
 
 def singular_mass_matrix(model, joint, quantity, value):

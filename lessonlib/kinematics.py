@@ -84,10 +84,11 @@ def _tables(model):
 def _rodrigues(tables, q):
     """Coefficients of Rodrigues' formula for every joint: ``(sin θ_i, 1 − cos θ_i)``, ``θ_i = scale_i q_i``.
 
+    Each is an (n, 1, 1) array, ready to scale the (n, k, k) stacks of :class:`_JointTables`.
     A prismatic joint gets ``θ_i`` in place of ``sin θ_i`` (its ``[Ŝ]²`` is zero, so the second
     coefficient does not matter). See :class:`_JointTables` for the identities.
     """
-    theta = tables.scale * q
+    theta = (tables.scale * q)[:, None, None]
     s = np.sin(theta)
     if tables.prismatic.size:                            # a prismatic joint slides: θ in place of sin θ
         s[tables.prismatic] = theta[tables.prismatic]
@@ -110,7 +111,7 @@ def fk(model, q):
     q = model.check_q(q)
     tables = _tables(model)
     s, c = _rodrigues(tables, q)
-    T_p = model.T_tree + s[:, None, None] * tables.T_hat + c[:, None, None] * tables.T_hat2
+    T_p = model.T_tree + s * tables.T_hat + c * tables.T_hat2
     T = np.empty((model.n, 4, 4))
     for i in range(model.n):
         p = model.parent[i]
@@ -143,7 +144,7 @@ def joint_transforms(model, q, *, checked=True):
         q = model.check_q(q)
     tables = _tables(model)
     s, c = _rodrigues(tables, q)
-    return tables.X_tree - s[:, None, None] * tables.ad_X + c[:, None, None] * tables.ad2_X
+    return tables.X_tree - s * tables.ad_X + c * tables.ad2_X
 
 
 def frame_pose(model, q, name):

@@ -57,15 +57,18 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     F_ext = model.check_f_ext(f_ext)
     parent, n = model.parent, model.n
     S, I = list(model.S), model.inertia                  # per-body values as lists: the loops index them
-    X = list(joint_transforms(model, q))
+    X = list(joint_transforms(model, q, checked=False))  # q checked above
     vJ = model.S * qd[:, None]                           # S_i q̇_i of every joint
-    v = np.empty((n, 6))
+    v = vJ.copy()
+    v_rows = list(v)
     for i in range(n):                                   # 1. outward: velocities
         p = parent[i]
-        v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
-    c = list(matvec(ad(v), vJ))                          # c_i = ad(v_i) S_i q̇_i, every body at once
+        if p != BASE:
+            v_rows[i] += X[i].dot(v_rows[p])             # v_i = X_i v_p + S_i q̇_i
+    ad_v = ad(v)
+    c = list(matvec(ad_v, vJ))                           # c_i = ad(v_i) S_i q̇_i, every body at once
     I_A = list(np.array(I))                              # articulated inertias and bias forces,
-    p_A = matvec(ad_dual(v), matvec(I, v))               # completed by the inward pass
+    p_A = -matvec(ad_v.transpose(0, 2, 1), matvec(I, v))  # ad*(v_i) I_i v_i (ad* = −adᵀ), completed inward
     if F_ext is not None:
         p_A -= F_ext
     p_A = list(p_A)
@@ -82,7 +85,7 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
             I_a = I_A[i] - U[i][:, None] * (U[i] / D[i])     # U_i U_iᵀ / D_i
             p_a = p_A[i] + I_a.dot(c[i]) + U[i] * (u[i] / D[i])
             I_A[p] += X[i].T.dot(I_a).dot(X[i])
-            p_A[p] += X[i].T.dot(p_a)
+            p_A[p] += p_a.dot(X[i])                      # X_iᵀ p^a_i
     a_0 = base_acceleration(model, gravity)
     a, qdd = [None] * n, np.empty(n)
     for i in range(n):                                   # 3. outward: accelerations

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._operators import ad, matvec
+from .._operators import ad, matvec, vecdot
 from ..conventions import BASE
 from ..kinematics import joint_transforms
 from ._inputs import base_acceleration, state
@@ -71,7 +71,7 @@ def _rnea(model, q, qd, qdd, gravity, f_ext):
         p = parent[i]
         if p != BASE:
             f_rows[p] += f_rows[i].dot(X[i])                   # f_p += X_iᵀ f_i
-    tau = (S * f).sum(axis=1)                                  # τ_i = S_iᵀ f_i, every joint at once
+    tau = vecdot(S, f)                                         # τ_i = S_iᵀ f_i, every joint at once
     return tau, X, v, a, f
 
 

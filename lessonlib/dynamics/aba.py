@@ -23,21 +23,19 @@ parent motion into body ``i``; gravity enters as the base acceleration ``a_0 = [
 ``D_i`` is the articulated inertia about joint ``i``'s axis; it vanishes only when what moves
 with the joint has no inertia about its axis (a thin rod spinning about its own axis): then the
 mass matrix is singular and :func:`aba` raises ``ValueError`` naming the joint. What is local to
-one body is evaluated for every body at once; the loops index Python lists of per-body arrays
-(cheaper than slicing a stacked array) and ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@``
-costs about twice as much).
+one body is evaluated for every body at once (``p^A_i`` reuses the ``ad(v_i)`` of ``c_i``, as
+``ad*(v) = −ad(v)ᵀ``); the loops index Python lists of per-body arrays (cheaper than slicing a
+stacked array; ``v_rows`` holds the rows of ``v``, so ``v_i += X_i v_p`` completes ``v``) and
+``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@`` costs about twice as much).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._operators import ad, ad_dual, matvec
+from .._operators import ad, matvec
 from ..conventions import BASE, RANK_TOL
 from ..kinematics import joint_transforms
 from ._inputs import base_acceleration, singular_mass_matrix, state
-
-_ZERO = np.zeros(6)
-_ZERO.setflags(write=False)
 
 
 def aba(model, q, qd, tau, *, gravity=None, f_ext=None):

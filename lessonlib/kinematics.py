@@ -84,10 +84,11 @@ def _tables(model):
 def _rodrigues(tables, q):
     """Coefficients of Rodrigues' formula for every joint: ``(sin θ_i, 1 − cos θ_i)``, ``θ_i = scale_i q_i``.
 
+    Each is an (n, 1, 1) array, ready to scale the (n, k, k) stacks of :class:`_JointTables`.
     A prismatic joint gets ``θ_i`` in place of ``sin θ_i`` (its ``[Ŝ]²`` is zero, so the second
     coefficient does not matter). See :class:`_JointTables` for the identities.
     """
-    theta = tables.scale * q
+    theta = (tables.scale * q)[:, None, None]
     s = np.sin(theta)
     if tables.prismatic.size:                            # a prismatic joint slides: θ in place of sin θ
         s[tables.prismatic] = theta[tables.prismatic]
@@ -110,7 +111,7 @@ def fk(model, q):
     q = model.check_q(q)
     tables = _tables(model)
     s, c = _rodrigues(tables, q)
-    T_p = model.T_tree + s[:, None, None] * tables.T_hat + c[:, None, None] * tables.T_hat2
+    T_p = model.T_tree + s * tables.T_hat + c * tables.T_hat2
     T = np.empty((model.n, 4, 4))
     for i in range(model.n):
         p = model.parent[i]
@@ -118,7 +119,7 @@ def fk(model, q):
     return T
 
 
-def joint_transforms(model, q):
+def joint_transforms(model, q, *, checked=True):
     """Motion transforms ``X_i_p = Ad(T_p_i(q_i)⁻¹)`` from each parent into each body, (n, 6, 6).
 
     Featherstone's ``Xup``: a twist of the parent in parent coordinates maps to body ``i``
@@ -129,6 +130,9 @@ def joint_transforms(model, q):
     with ``X_tree = Ad(T_tree⁻¹)`` and the two products computed once per Model (and kept here, in
     a cache of this module: the Model itself knows nothing of them).
 
+    ``checked=False`` skips the validation of ``q``, for an algorithm that has just validated it
+    (``model.check_q``): ``q`` must then be a float array of shape (n,).
+
     >>> import numpy as np
     >>> from lessonlib import samples, se3
     >>> arm = samples.planar_2link()
@@ -136,10 +140,11 @@ def joint_transforms(model, q):
     >>> bool(np.allclose(X[1], se3.Ad(se3.inv(arm.joint_transform(1, -0.4)))))
     True
     """
-    q = model.check_q(q)
+    if checked:
+        q = model.check_q(q)
     tables = _tables(model)
     s, c = _rodrigues(tables, q)
-    return tables.X_tree - s[:, None, None] * tables.ad_X + c[:, None, None] * tables.ad2_X
+    return tables.X_tree - s * tables.ad_X + c * tables.ad2_X
 
 
 def frame_pose(model, q, name):

@@ -75,13 +75,17 @@ def test_forward_dynamics_by_crba_adds_a_cholesky_solve():
 
 
 def test_dense_counts_what_numpy_executes():
-    # n = 1: X = X_tree − s A + c B (72m 72a); vJ, aJ (12m); v = X·0 + vJ (36m 36a);
+    # n = 1: X = X_tree − s A + c B (72m 72a); vJ, aJ (12m); v = vJ (no arithmetic: the base has v = 0);
     # c = ad(v) vJ: ad(v) = v · basis (216m 180a) then 36m 30a; a = X a_0 + aJ + c (36m 30a + 12a);
-    # f = I a + ad*(v) I v (72m 60a + 252m 210a + 6a); τ (6m 5a)
+    # f = I a + ad*(v) I v with ad*(v) = −ad(v)ᵀ, the ad(v) already built (72m 60a + 36m 30a + 6a); τ (6m 5a)
     ad = Count(216 + 36, 180 + 30)
-    assert DENSE["cross_motion"] == DENSE["cross_force"] == ad
-    assert operation_counts(1, dense=True)["rnea"] == (Count(72, 72) + Count(12, 0) + Count(36, 36) + ad
-                                                       + Count(36, 42) + Count(72, 66) + ad + Count(6, 5))
+    assert DENSE["cross_motion"] == ad and DENSE["cross_force"] == Count(36, 30)
+    assert operation_counts(1, dense=True)["rnea"] == (Count(72, 72) + Count(12, 0) + ad
+                                                       + Count(36, 42) + Count(72, 66) + Count(36, 30) + Count(6, 5))
+    # n = 2: body 1 adds v = vJ + X v_p (36m 36a) and, as body 0, its X (72m 72a), S q̇, S q̈ (12m),
+    # c and a, f, τ (ad 252m 210a + 36m 42a + 108m 96a + 6m 5a) and f_p += Xᵀ f (36m 36a)
+    body1 = Count(72, 72) + Count(12, 0) + Count(36, 36) + ad + Count(36, 42) + Count(108, 96) + Count(6, 5) + Count(36, 36)
+    assert operation_counts(2, dense=True)["rnea"] == operation_counts(1, dense=True)["rnea"] + body1
     assert "denoc" not in operation_counts(3, dense=True)
     assert operation_counts(7, dense=True)["aba"].total > operation_counts(7)["aba"].total
 

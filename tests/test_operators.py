@@ -69,10 +69,21 @@ def test_rot6_is_Ad_of_a_pure_rotation(rng):
         np.testing.assert_allclose(x, se3.Ad(se3.from_Rp(r, np.zeros(3))), atol=1e-15)
 
 
-def test_matvec_multiplies_each_matrix_by_its_vector(rng):
+@pytest.mark.parametrize("matvec", [ops.matvec, ops._matvec_by_matmul], ids=["matvec", "older NumPy"])
+def test_matvec_multiplies_each_matrix_by_its_vector(rng, matvec):
     M, V = rng.normal(size=(7, 6, 6)), rng.normal(size=(7, 6))
-    np.testing.assert_allclose(ops.matvec(M, V), np.array([m @ v for m, v in zip(M, V)]), atol=1e-14)
-    assert ops.matvec(M, V).shape == (7, 6)
+    for A in (M, M.transpose(0, 2, 1)):                 # rnea multiplies by ad(v)ᵀ, a transposed view
+        want = np.array([m @ v for m, v in zip(A, V)])
+        np.testing.assert_allclose(matvec(A, V), want, rtol=0, atol=1e-14)
+        assert matvec(A, V).shape == (7, 6)
+    np.testing.assert_allclose(matvec(M[:, :3], V), [m[:3] @ v for m, v in zip(M, V)], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("vecdot", [ops.vecdot, ops._vecdot_by_sum], ids=["vecdot", "older NumPy"])
+def test_vecdot_takes_the_dot_product_of_each_pair(rng, vecdot):
+    X, Y = rng.normal(size=(2, 7, 6))
+    np.testing.assert_allclose(vecdot(X, Y), [x @ y for x, y in zip(X, Y)], rtol=0, atol=1e-14)
+    assert vecdot(X, Y).shape == (7,)
 
 
 def test_the_bases_cannot_be_changed_by_a_caller():

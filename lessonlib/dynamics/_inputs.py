@@ -1,7 +1,14 @@
 """Input checking and error messages shared by the dynamics algorithms (not an algorithm)."""
 from __future__ import annotations
 
+import weakref
+
 from .. import conventions
+
+#: model -> its ``a_0`` under its own gravity (read-only), so the default costs no new array per call.
+_DEFAULT_A0 = weakref.WeakKeyDictionary()
+#: model -> the smallest pivot its forward dynamics accepts (a Model is immutable: computed once).
+_PIVOT_MIN = weakref.WeakKeyDictionary()
 
 
 def state(model, q, qd=None, qdd=None):
@@ -15,8 +22,25 @@ def state(model, q, qd=None, qdd=None):
 
 
 def base_acceleration(model, gravity):
-    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`."""
-    return conventions.base_acceleration(model.gravity_or_default(gravity))
+    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`.
+
+    Read-only when ``gravity`` is None (one array per Model, computed once).
+    """
+    if gravity is not None:
+        return conventions.base_acceleration(model.gravity_or_default(gravity))
+    a_0 = _DEFAULT_A0.get(model)
+    if a_0 is None:
+        a_0 = _DEFAULT_A0[model] = conventions.base_acceleration(model.gravity)
+        a_0.setflags(write=False)
+    return a_0
+
+
+def smallest_pivot(model):
+    """``RANK_TOL · max |I_i|``: a pivot (``D_i`` of ABA) below this makes the mass matrix singular."""
+    d_min = _PIVOT_MIN.get(model)
+    if d_min is None:
+        d_min = _PIVOT_MIN[model] = conventions.RANK_TOL * float(abs(model.inertia).max())
+    return d_min
 
 
 def singular_mass_matrix(model, joint, quantity, value):

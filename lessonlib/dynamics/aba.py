@@ -23,21 +23,19 @@ parent motion into body ``i``; gravity enters as the base acceleration ``a_0 = [
 ``D_i`` is the articulated inertia about joint ``i``'s axis; it vanishes only when what moves
 with the joint has no inertia about its axis (a thin rod spinning about its own axis): then the
 mass matrix is singular and :func:`aba` raises ``ValueError`` naming the joint. What is local to
-one body is evaluated for every body at once; the loops index Python lists of per-body arrays
-(cheaper than slicing a stacked array) and ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@``
-costs about twice as much).
+one body is evaluated for every body at once (``p^A_i`` reuses the ``ad(v_i)`` of ``c_i``, as
+``ad*(v) = −ad(v)ᵀ``); the loops index Python lists of per-body arrays (cheaper than slicing a
+stacked array; ``v_rows`` holds the rows of ``v``, so ``v_i += X_i v_p`` completes ``v``) and
+``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@`` costs about twice as much).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._operators import ad, ad_dual, matvec
-from ..conventions import BASE, RANK_TOL
+from .._operators import ad, matvec
+from ..conventions import BASE
 from ..kinematics import joint_transforms
-from ._inputs import base_acceleration, singular_mass_matrix, state
-
-_ZERO = np.zeros(6)
-_ZERO.setflags(write=False)
+from ._inputs import base_acceleration, singular_mass_matrix, smallest_pivot, state
 
 
 def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
@@ -57,19 +55,22 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     F_ext = model.check_f_ext(f_ext)
     parent, n = model.parent, model.n
     S, I = list(model.S), model.inertia                  # per-body values as lists: the loops index them
-    X = list(joint_transforms(model, q))
+    X = list(joint_transforms(model, q, checked=False))  # q checked above
     vJ = model.S * qd[:, None]                           # S_i q̇_i of every joint
-    v = np.empty((n, 6))
+    v = vJ.copy()
+    v_rows = list(v)
     for i in range(n):                                   # 1. outward: velocities
         p = parent[i]
-        v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
-    c = list(matvec(ad(v), vJ))                          # c_i = ad(v_i) S_i q̇_i, every body at once
+        if p != BASE:
+            v_rows[i] += X[i].dot(v_rows[p])             # v_i = X_i v_p + S_i q̇_i
+    ad_v = ad(v)
+    c = list(matvec(ad_v, vJ))                           # c_i = ad(v_i) S_i q̇_i, every body at once
     I_A = list(np.array(I))                              # articulated inertias and bias forces,
-    p_A = matvec(ad_dual(v), matvec(I, v))               # completed by the inward pass
+    p_A = -matvec(ad_v.transpose(0, 2, 1), matvec(I, v))  # ad*(v_i) I_i v_i (ad* = −adᵀ), completed inward
     if F_ext is not None:
         p_A -= F_ext
     p_A = list(p_A)
-    D_min = RANK_TOL * np.abs(I).max()                   # D_i below this: a singular mass matrix
+    D_min = smallest_pivot(model)                        # D_i below this: a singular mass matrix
     U, D, u = [None] * n, [0.0] * n, [0.0] * n
     for i in reversed(range(n)):                         # 2. inward: articulated inertias
         U[i] = I_A[i].dot(S[i])
@@ -79,10 +80,11 @@ def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
             raise singular_mass_matrix(model, i, f"D_{i} = S_iᵀ I^A_i S_i", D[i])
         p = parent[i]
         if p != BASE:
-            I_a = I_A[i] - U[i][:, None] * (U[i] / D[i])     # U_i U_iᵀ / D_i
-            p_a = p_A[i] + I_a.dot(c[i]) + U[i] * (u[i] / D[i])
+            U_D = U[i] / D[i]
+            I_a = I_A[i] - U[i][:, None] * U_D               # I^A_i − U_i U_iᵀ / D_i
+            p_a = p_A[i] + I_a.dot(c[i]) + U_D * u[i]        # p^A_i + I^a_i c_i + U_i u_i / D_i
             I_A[p] += X[i].T.dot(I_a).dot(X[i])
-            p_A[p] += X[i].T.dot(p_a)
+            p_A[p] += p_a.dot(X[i])                      # X_iᵀ p^a_i
     a_0 = base_acceleration(model, gravity)
     a, qdd = [None] * n, np.empty(n)
     for i in range(n):                                   # 3. outward: accelerations

@@ -19,12 +19,17 @@ Inward pass (forces), ``i = n−1 .. 0``::
 
 and then, every ``f_i`` being complete, ``τ_i = S_iᵀ f_i``.
 
-This is Featherstone's ``ID.m`` ([Featherstone 2008] §5.3) line by line. Two liberties, both
-for speed and neither changing an equation: what is local to one body is evaluated for every body
-at once (the joint rates ``S_i q̇_i``; the joint's own acceleration terms ``S_i q̈_i + ad(v_i) S_i q̇_i``,
+This is Featherstone's ``ID.m`` ([Featherstone 2008] §5.3) line by line, with liberties that
+change no equation, all for speed: what is local to one body is evaluated for every body at once
+(the joint rates ``S_i q̇_i``; the joint's own acceleration terms ``S_i q̈_i + ad(v_i) S_i q̇_i``,
 which need only ``v_i``, so the outward pass runs as a velocity loop and an acceleration loop; the
-Newton–Euler equations; the torques ``S_iᵀ f_i`` once the inward loop has summed every ``f_i``),
-and inside the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@`` costs about twice as much). :mod:`lessonlib.batch` runs the same passes over whole trajectories.
+Newton–Euler equations, which reuse ``ad(v_i)`` as ``ad*(v_i) = −ad(v_i)ᵀ``; the torques
+``S_iᵀ f_i`` once the inward loop has summed every ``f_i``); each loop starts a body from its own
+terms and adds what its parent passes on (``v_i = S_i q̇_i``, then ``v_i += X_i v_p``); and inside
+the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@`` costs about twice as much), the
+loops index Python lists (``v_rows`` holds the rows of ``v``: adding to a row adds to ``v``), and
+``X_iᵀ f_i`` is computed as the row ``f_iᵀ X_i``. :mod:`lessonlib.batch` runs the same passes over
+whole trajectories.
 """
 from __future__ import annotations
 
@@ -32,38 +37,41 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._operators import ad, ad_dual, matvec
+from .._operators import ad, matvec, vecdot
 from ..conventions import BASE
 from ..kinematics import joint_transforms
 from ._inputs import base_acceleration, state
 
-_ZERO = np.zeros(6)
-_ZERO.setflags(write=False)
-
 
 def _rnea(model, q, qd, qdd, gravity, f_ext):
-    """The passes; returns ``(tau, X, v, a, f)`` (``f`` after the inward accumulation)."""
+    """The passes; returns ``(tau, X, v, a, f)`` (``X`` a list; ``f`` after the inward accumulation)."""
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
     S, I, parent, n = model.S, model.inertia, model.parent, model.n
-    X = joint_transforms(model, q)
+    X = list(joint_transforms(model, q, checked=False))       # X_i of every joint (q checked above)
     a_0 = base_acceleration(model, gravity)
     vJ = S * qd[:, None]                                       # S_i q̇_i of every joint
-    v, a = np.empty((n, 6)), np.empty((n, 6))
+    v = vJ.copy()
+    v_rows = list(v)
     for i in range(n):                                         # outward: velocities
         p = parent[i]
-        v[i] = X[i].dot(_ZERO if p == BASE else v[p]) + vJ[i]
-    aJ = S * qdd[:, None] + matvec(ad(v), vJ)                   # S_i q̈_i + ad(v_i) S_i q̇_i, every body at once
+        if p != BASE:
+            v_rows[i] += X[i].dot(v_rows[p])                   # v_i = X_i v_p + S_i q̇_i
+    ad_v = ad(v)
+    a = S * qdd[:, None] + matvec(ad_v, vJ)                    # S_i q̈_i + ad(v_i) S_i q̇_i, every body at once
+    a_rows = list(a)
     for i in range(n):                                         # outward: accelerations
         p = parent[i]
-        a[i] = X[i].dot(a_0 if p == BASE else a[p]) + aJ[i]
-    f = matvec(I, a) + matvec(ad_dual(v), matvec(I, v))         # Newton–Euler, every body at once
+        a_rows[i] += X[i].dot(a_0 if p == BASE else a_rows[p])  # a_i = X_i a_p + S_i q̈_i + ad(v_i) S_i q̇_i
+    f = matvec(I, a) - matvec(ad_v.transpose(0, 2, 1), matvec(I, v))   # I_i a_i + ad*(v_i) I_i v_i, every body
     if F_ext is not None:
         f -= F_ext
+    f_rows = list(f)
     for i in reversed(range(n)):                               # inward: forces
-        if parent[i] != BASE:
-            f[parent[i]] += X[i].T.dot(f[i])
-    tau = (S * f).sum(axis=1)                                  # τ_i = S_iᵀ f_i, every joint at once
+        p = parent[i]
+        if p != BASE:
+            f_rows[p] += f_rows[i].dot(X[i])                   # f_p += X_iᵀ f_i
+    tau = vecdot(S, f)                                         # τ_i = S_iᵀ f_i, every joint at once
     return tau, X, v, a, f
 
 
@@ -101,4 +109,5 @@ class RNEATrace:
 
 def rnea_trace(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """The same computation as :func:`rnea`, returning an :class:`RNEATrace` of every pass value."""
-    return RNEATrace(*_rnea(model, q, qd, qdd, gravity, f_ext))
+    tau, X, v, a, f = _rnea(model, q, qd, qdd, gravity, f_ext)
+    return RNEATrace(tau, np.array(X), v, a, f)

@@ -10,7 +10,9 @@ runs at a time, exactly as ``lessonlib-grade`` does after its one-off preparatio
 apart (the sandbox library, the Landlock probe). Reported per submission: the **wall time** of the
 batch divided by ``n`` (what an instructor waits), and the **CPU time** of every process the
 grader started (judge, nbval, kernel: ``RUSAGE_CHILDREN``) divided by ``n`` — the work, which
-other load on a shared machine disturbs far less than wall time.
+other load on a shared machine disturbs far less than wall time. The batch's fork servers (judge,
+nbval, kernel zygotes) are started by the preparation and closed before the CPU time is read, so
+the CPU of every process they forked (and of their own imports, once per batch) is counted.
 
 ``--compare`` grades the same submissions with the walls (Landlock) and without
 (``confinement="none"``), alternating the two in rounds so that a burst of load from another

@@ -119,12 +119,18 @@ def find_copies(answers, targets, *, threshold=THRESHOLD):
 
     ``answers``: ``{cell key: source}``; ``targets``: :func:`library_functions` output.
     """
-    copies = []
-    for key, source in answers.items():
-        for name, toks in tokens_of(source):
-            if len(toks) < MIN_TOKENS:
-                continue
-            best = max(((similarity(toks, t), target) for target, t in targets), default=(0.0, ""))
-            if best[0] >= threshold:
-                copies.append(Copy(key, name, best[1], round(best[0], 3)))
-    return copies
+    functions = [(key, name, toks) for key, source in answers.items() for name, toks in tokens_of(source)
+                 if len(toks) >= MIN_TOKENS]
+    best = {}                                             # (key, name) -> (ratio, target)
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    for target, t in targets:
+        matcher.set_seq2(t)                               # difflib indexes the second sequence once
+        for key, name, toks in functions:
+            matcher.set_seq1(toks)
+            if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
+                continue                                  # upper bounds of the ratio: it cannot reach the threshold
+            ratio = matcher.ratio()
+            if ratio >= threshold and (ratio, target) > best.get((key, name), (0.0, "")):
+                best[key, name] = (ratio, target)
+    return [Copy(key, name, best[key, name][1], round(best[key, name][0], 3))
+            for key, name, _ in functions if (key, name) in best]

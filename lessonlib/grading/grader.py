@@ -34,10 +34,10 @@ from pathlib import Path
 
 from . import confine, copydetect
 from .checker import load_exercise
-from .notebook import SubmissionError, read_submission
+from .notebook import SubmissionError, imported_modules, read_submission
 from .run import graded_run
 from .processes import clean_env
-from .sandbox import build_library, confinement_policy
+from .sandbox import build_library, confinement_policy, zygote_command
 from .zygote import Zygote
 from .screening import flags_of
 from .verdict import CheckResult, SubmissionResult, all_checks, check_results
@@ -48,7 +48,7 @@ class Options:
     """How to grade: timeouts (seconds), attempts per check, whether to keep the temp files, and
     ``confinement``: ``"auto"`` (Landlock when it works here, else review), ``"landlock"`` (required:
     :func:`prepare` raises without it) or ``"none"`` (review only); ``zygotes``: fork each run's judge
-    and nbval process from per-batch fork servers (:mod:`.zygote`) instead of starting interpreters."""
+    nbval process and kernel from per-batch fork servers (:mod:`.zygote`) instead of starting interpreters."""
 
     cell_timeout: float = 60.0
     timeout: float = 600.0
@@ -76,7 +76,7 @@ class Shared:
     protection: str
     denied: list = field(default_factory=list)
     abort: threading.Event = field(default_factory=threading.Event)   # set: stop every run at once
-    zygotes: dict = field(default_factory=dict)                       # "nbval", "judge": :class:`~.zygote.Zygote`
+    zygotes: dict = field(default_factory=dict)             # "nbval", "judge", "kernel": :class:`~.zygote.Zygote`
 
     def close(self):
         for zygote in self.zygotes.values():
@@ -115,8 +115,11 @@ def prepare(reference, options, *, denied=()):
                                               else "")
     zygotes = {}
     if options.zygotes:
+        command = zygote_command(sandbox, exercise, options.python, preload=imported_modules(reference.nb))
         zygotes = {"nbval": Zygote("nbval", options.python, env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
-                   "judge": Zygote("judge", options.python, exercise=exercise.name, env=clean_env())}
+                   "judge": Zygote("judge", options.python, exercise=exercise.name, env=clean_env()),
+                   "kernel": Zygote("kernel", options.python, command=command, cwd=sandbox,
+                                    env=clean_env(PYTHONDONTWRITEBYTECODE=1))}
     return Shared(exercise, targets, sandbox, policy, bool(version), protection, denied, zygotes=zygotes)
 
 

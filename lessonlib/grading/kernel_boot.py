@@ -28,6 +28,7 @@ Nothing here is secret: the config holds paths and limits only.
 """
 import json
 import os
+import signal
 import sys
 
 #: Audit events whose first argument is a path the student's code tried to reach.
@@ -78,7 +79,7 @@ def _ports(connection_file):
     return [int(info[k]) for k in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port") if k in info]
 
 
-def _confine(policy, connection_file, enforce):
+def _confine(policy, connection_file, enforce, module=None):
     """Apply the Landlock walls to this process (and every child); exit if they cannot be applied.
 
     Without ``enforce`` (no Landlock here) only :func:`confine.harden` applies (no new privileges,
@@ -86,7 +87,9 @@ def _confine(policy, connection_file, enforce):
     """
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        import confine
+        confine = module
+        if confine is None:
+            import confine
         if not enforce:
             try:
                 confine.harden()
@@ -153,16 +156,14 @@ def _watch(path, roots, cell_prefixes, standard_prefixes, client):
     sys.addaudithook(hook)
 
 
-def main():
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        config = json.load(fh)
-    os.closerange(3, 1 << 16)                             # nothing the nbval process opened reaches the kernel
-    connection_file = sys.argv[sys.argv.index("-f") + 1] if "-f" in sys.argv else None
-    policy = config.get("confine")
-    if policy and connection_file:
-        _confine(policy, connection_file, config.get("enforce"))
+def _paths(config):
+    """``sys.path`` built explicitly (the stripped copy first) and the finder refusing denied packages."""
     sys.path[:] = [config["lib"]] + [p for p in sys.path if p] + list(config["site"])
     sys.meta_path.insert(0, _Denied(config["denied"], config["denied_prefixes"]))
+
+
+def _start(config, connection_file):
+    """Steps 4–6: limits, silenced stdout/stderr, the record of attempts, the working directory, ipykernel."""
     try:
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -180,6 +181,7 @@ def main():
     if tmp:
         os.makedirs(tmp, exist_ok=True)
         os.environ["TMPDIR"] = tmp
+    policy = config.get("confine")
     if policy and config.get("watch"):
         import sysconfig
         roots = [*policy["read_exec"], *policy["read"], *policy["read_write"]] + ([connection_file] if connection_file else [])
@@ -195,5 +197,155 @@ def main():
     kernelapp.launch_new_instance()
 
 
+def _connection_file():
+    return sys.argv[sys.argv.index("-f") + 1] if "-f" in sys.argv else None
+
+
+def main():
+    """A freshly started kernel: ``kernel_boot.py CONFIG.json -f CONNECTION_FILE ...``."""
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        config = json.load(fh)
+    os.closerange(3, 1 << 16)                             # nothing the nbval process opened reaches the kernel
+    connection_file = _connection_file()
+    policy = config.get("confine")
+    if policy and connection_file:
+        _confine(policy, connection_file, config.get("enforce"))
+    _paths(config)
+    _start(config, connection_file)
+
+
+# --- the kernel zygote: import once per batch, fork a confined kernel per run ------------------------
+
+#: The batch-wide part of a run's configuration: a forked kernel's must equal its zygote's.
+BATCH_KEYS = ("lib", "site", "denied", "denied_prefixes", "output_limit")
+#: Top-level packages a zygote may import ahead of the kernels (no import-time side effect that
+#: depends on a run: matplotlib, for one, fixes its configuration directory when imported).
+PRELOADABLE = ("numpy", "scipy", "sympy", "lessonlib")
+_PR_SET_CHILD_SUBREAPER = 36
+#: What every kernel imports as it starts or formats its first traceback (measured: after a fork,
+#: a kernel imported about 200 modules more without these).
+KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
+                  "IPython.core.completer", "IPython.core.completerlib", "IPython.core.debugger",
+                  "IPython.core.oinspect", "IPython.extensions.storemagic", "IPython.core.ultratb",
+                  "stack_data", "executing", "pure_eval", "asttokens", "pygments.lexers.python",
+                  "pygments.formatters.terminal256", "pygments.formatters.html", "pygments.styles", "psutil",
+                  "tornado.gen", "tornado.locks", "tornado.queues", "tornado.platform.asyncio")
+
+
+def _preload(names):
+    """Import ipykernel, IPython and the modules the graded notebook imports (``names``), as a kernel would."""
+    import importlib
+    for name in KERNEL_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:                                 # an optional part of IPython: the kernel does without
+            pass
+    for name in names:
+        if name.partition(".")[0] in PRELOADABLE and not name.startswith("lessonlib.viz"):
+            try:
+                importlib.import_module(name)
+            except Exception:                             # a stub or a missing module: the kernel finds out itself
+                pass
+
+
+def _kernel(request, batch, confine, processes):
+    """In the forked kernel (a child of its keeper): confine, then start exactly as :func:`main` does."""
+    os.setpgid(0, 0)                                      # its own group: interrupts reach it and what it spawns
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        config = json.load(fh)
+    os.closerange(3, 1 << 16)
+    connection_file = _connection_file()
+    if any(config.get(k) != batch.get(k) for k in BATCH_KEYS):
+        os.write(2, b"lessonlib-grade: the graded kernel could not confine itself: its run is not the zygote's batch\n")
+        os._exit(70)
+    if len(os.listdir("/proc/self/task")) != 1:           # every thread must be below the walls
+        os.write(2, b"lessonlib-grade: the graded kernel could not confine itself: a thread exists before the walls\n")
+        os._exit(70)
+    policy = config.get("confine")
+    if policy and connection_file:
+        _confine(policy, connection_file, config.get("enforce"), module=confine)
+    if "numpy" in sys.modules:                            # a fresh process seeds numpy from the OS; so does a fork
+        sys.modules["numpy"].random.seed()
+    _start(config, connection_file)
+
+
+def _keep(request, batch, confine, processes):
+    """The keeper of one forked kernel (the zygote's child): what the kernel spawns stays below it.
+
+    It forks the kernel, forwards interrupts to it, and when the kernel ends (or the grader asks
+    with SIGTERM) kills everything still below it: being a subreaper, it inherits every orphan the
+    kernel left (double forks, ``setsid``). Its exit status is the kernel's (128 + signal when killed).
+    """
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    kernel = os.fork()
+    if kernel == 0:
+        code = 1
+        try:
+            _kernel(request, batch, confine, processes)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:                             # noqa: BLE001 (report, then leave)
+            import traceback
+            traceback.print_exc()
+        finally:
+            try:
+                import atexit
+                atexit._run_exitfuncs()
+            finally:
+                os._exit(code)
+
+    def forward(signum, frame):
+        try:
+            os.kill(kernel, signum)
+        except OSError:
+            pass
+
+    def stop(signum=None, frame=None):
+        try:
+            os.killpg(kernel, signal.SIGKILL)
+        except OSError:
+            pass
+        processes.kill_children(os.getpid())
+
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGTERM, stop)
+    status = None
+    while True:                                           # until nothing is left below the keeper
+        try:
+            pid, raw = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == kernel:
+            status = os.waitstatus_to_exitcode(raw)
+        if status is not None:
+            stop()                                        # the kernel is gone: so goes what it left
+    return status if status >= 0 else 128 - status
+
+
+def zygote(config_path, control_fd):
+    """``kernel_boot.py --zygote CONFIG FD``: the batch's kernel zygote (see :mod:`zygote`)."""
+    with open(config_path, encoding="utf-8") as fh:
+        batch = json.load(fh)
+    os.closerange(3, control_fd)
+    os.closerange(control_fd + 1, 1 << 16)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    try:
+        import confine
+        import processes
+        import zygote as forkserver
+    finally:
+        sys.path.pop(0)
+    _paths(batch)
+    _preload(batch.get("preload", ()))
+    os.chdir(here)
+    forkserver.serve(control_fd, lambda request: _keep(request, batch, confine, processes))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--zygote"]:
+        zygote(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

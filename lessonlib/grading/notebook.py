@@ -123,6 +123,26 @@ class Reference:
         return titles
 
 
+def imported_modules(nb):
+    """The modules a notebook's code cells import (``from lessonlib import se3`` gives ``lessonlib`` and
+    ``lessonlib.se3``: a name may be a submodule); cells that do not parse are skipped."""
+    import ast
+    found = []
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            tree = ast.parse(_source(cell))
+        except (SyntaxError, ValueError, SubmissionError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found += [node.module] + [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
+    return list(dict.fromkeys(found))
+
+
 def load_reference(path, *, require_outputs=True):
     """Read and validate a reference (solution) notebook; :class:`ReferenceNotebookError` says what is wrong."""
     try:

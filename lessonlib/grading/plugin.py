@@ -14,7 +14,8 @@ feedback files at the end (not under pytest-xdist: use ``lessonlib-grade`` for t
 **Inner mode** — ``--lessonlib-inner-report FILE`` (used by the grader in the nbval subprocess, not
 by people): records each cell's outcome in FILE, detects a dead kernel at once instead of waiting
 for the cell timeout, caps every cell's captured output and every message's size, and kills the
-kernel's leftover children at the end.
+kernel's leftover children at the end. With ``--lessonlib-kernel-fd N`` the kernel is forked from
+the batch's kernel zygote through the grader (:mod:`.kernel_relay`).
 
 Without these options the plugin does nothing.
 """
@@ -31,6 +32,10 @@ import pytest
 from .limits import MAX_MESSAGE, OUTPUT_LIMIT
 
 _PR_SET_CHILD_SUBREAPER = 36
+#: Milliseconds between the client's attempts to reach the kernel's sockets (ZeroMQ's default: 100).
+RECONNECT_MS = 10
+#: Seconds to wait for an IOPub message after the kernel_info reply before asking again.
+IOPUB_POLL = 0.02
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -45,6 +50,8 @@ def pytest_addoption(parser):
     group.addoption("--lessonlib-timeout", default=600.0, type=float, help="seconds per notebook")
     group.addoption("--lessonlib-cell-timeout", default=60.0, type=float, help="seconds per cell")
     group.addoption("--lessonlib-inner-report", default=None, help="(internal) per-cell report of a graded run")
+    group.addoption("--lessonlib-kernel-fd", default=None, type=int,
+                    help="(internal) the grader's relay that forks the graded kernel")
 
 
 # --- inner mode: inside the nbval subprocess of a graded run ----------------------------------------
@@ -86,21 +93,60 @@ def _limit_output(msg, budgets):
         content["evalue"] = str(content.get("evalue", ""))[:2000]
 
 
-def _install_guard():
+def _wait_for_ready(km, kc, timeout):
+    """jupyter_client's ``wait_for_ready`` with short polls: a kernel_info reply, then any IOPub message.
+
+    The IOPub subscription connects a moment after the shell; jupyter_client waits 0.2 s for an IOPub
+    message before asking again, which is most of a forked kernel's start-up. Same test, 20 ms polls.
+    """
+    from queue import Empty
+    deadline = time.monotonic() + timeout
+    while True:
+        kc.kernel_info()
+        try:
+            reply = kc.get_shell_msg(timeout=1)
+        except Empty:
+            reply = None
+        if reply is not None and reply["msg_type"] == "kernel_info_reply":
+            try:
+                kc.get_iopub_msg(timeout=IOPUB_POLL)
+                kc._handle_kernel_info_reply(reply)
+                return
+            except Empty:
+                pass
+        if not km.is_alive():
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+
+def _install_guard(kernel_fd=None):
+    import uuid
+
     import zmq
     from jupyter_client.manager import KernelManager
     import nbval.kernel
     import nbval.plugin
     from nbval.kernel import NbvalKernelspecManager, RunningKernel
 
+    forked = None
+    if kernel_fd is not None:
+        from .kernel_relay import provisioner                 # noqa: PLC0415
+        forked = provisioner(kernel_fd)
+
     def start_new_kernel(startup_timeout=60, kernel_name="python", **kwargs):
+        kwargs.pop("stderr", None)                        # the kernel's boot errors go to the run's log
         km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=NbvalKernelspecManager())
+        if forked is not None:                            # the kernel comes from the batch's kernel zygote
+            km.kernel_id = str(uuid.uuid4())
+            km.provisioner = forked(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
         km.start_kernel(**kwargs)
         kc = km.client()
         kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        kc.context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)   # the kernel binds a moment after we connect
         kc.start_channels()
         try:
-            kc.wait_for_ready(timeout=startup_timeout)
+            _wait_for_ready(km, kc, startup_timeout)
         except RuntimeError:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
@@ -115,9 +161,13 @@ def _install_guard():
             super().__init__(*args, **kwargs)
 
         def get_message(self, stream, timeout=None):
-            msg = super().get_message(stream, timeout=timeout)
-            if stream == "iopub":
+            if stream == "iopub":                         # nbval's own pretty-prints every message for its debug log
+                msg = self.kc.get_iopub_msg(timeout=timeout)
                 _limit_output(msg, self._budgets)
+            elif stream == "shell":
+                msg = self.kc.get_shell_msg(timeout=timeout)
+            else:
+                raise ValueError(f"stream: expected 'iopub' or 'shell', got {stream!r}")
             return msg
 
         def await_reply(self, msg_id, timeout=None):
@@ -317,7 +367,7 @@ def pytest_configure(config):
         from .judge import not_dumpable                   # noqa: PLC0415
         not_dumpable()                                    # same-user processes cannot open our fds
         _set_subreaper()
-        _install_guard()
+        _install_guard(opt.lessonlib_kernel_fd)
         config.pluginmanager.register(_InnerReport(opt.lessonlib_inner_report), "lessonlib-inner-report")
     if getattr(opt, "lessonlib_reference", None):
         config.pluginmanager.register(_Grading(config), "lessonlib-grading")

@@ -41,6 +41,15 @@ def _children(pid):
     return kids
 
 
+def kill_children(pid):
+    """SIGKILL the direct children of ``pid`` (a subreaper's: every orphan below it comes back to it)."""
+    for kid in _children(pid):
+        try:
+            os.kill(kid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def descendants(pid):
     """Every process below ``pid`` (children first found, then theirs)."""
     found, frontier = [], [pid]

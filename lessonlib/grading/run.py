@@ -21,9 +21,10 @@ from pathlib import Path
 import nbformat
 
 from .judge_process import JudgeProcess
+from .kernel_relay import KernelRelay
 from .notebook import KERNEL_NAME, build_graded
 from .processes import clean_env, kill_tree, sweep
-from .sandbox import SYSTEM_READ_WRITE, kernel_spec, make_private
+from .sandbox import SYSTEM_READ_WRITE, kernel_command, kernel_spec, make_private
 
 #: Bytes of nbval's own log kept for a grader-error message.
 LOG_TAIL = 4000
@@ -79,25 +80,26 @@ def _tail(path, n=LOG_TAIL):
         return ""
 
 
-def _forked_nbval(zygote, args, env, run_dir, log, report_fd):
+def _forked_nbval(zygote, args, env, run_dir, log, inherited):
     """The nbval process forked from the batch's nbval zygote (None if the zygote cannot fork)."""
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         return zygote.spawn(args, env=env, cwd=run_dir,
-                            fds={0: null, 1: log.fileno(), 2: log.fileno(), report_fd: report_fd})
+                            fds={0: null, 1: log.fileno(), 2: log.fileno(), **{fd: fd for fd in inherited}})
     except OSError:
         return None
     finally:
         os.close(null)
 
 
-def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, zygote=None):
+def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, zygote=None, relay=None):
     """Run ``pytest --nbval`` on the graded notebook in its own session.
 
     Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
     a pipe the nbval process inherits (no file another process could rewrite). ``abort`` (an event)
     stops the run at once (the batch was interrupted); ``zygote``: the batch's nbval
-    :class:`~.zygote.Zygote` (a fork instead of a fresh interpreter), or None.
+    :class:`~.zygote.Zygote` (a fork instead of a fresh interpreter), or None; ``relay``: the run's
+    :class:`~.kernel_relay.KernelRelay` (the kernel is forked from the batch's kernel zygote), or None.
     """
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
@@ -107,20 +109,28 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, 
     cmd = [options.python, "-I", "-m", "lessonlib.grading.nbval_run", "-p", "nbval.plugin",
            "-p", "lessonlib.grading.plugin", "--nbval", "--nbval-kernel-name", KERNEL_NAME,
            "--nbval-cell-timeout", str(options.cell_timeout), "--nbval-kernel-startup-timeout", "60",
-           "--lessonlib-inner-report", f"fd:{write_end}", "-q", "--tb=no", "-p", "no:cacheprovider",
+           "--lessonlib-inner-report", f"fd:{write_end}", "-q", "--tb=no", "--capture=no",  # kernel's fd 2: the log
+           "-p", "no:cacheprovider",
            "-c", str(ini), "--rootdir", str(run_dir), str(nb_path)]
+    inherited = [write_end]
+    if relay is not None:
+        cmd[-1:-1] = ["--lessonlib-kernel-fd", str(relay.fd)]
+        inherited.append(relay.fd)
     env = clean_env(JUPYTER_PATH=jupyter_path, JUPYTER_RUNTIME_DIR=runtime, PYTEST_DISABLE_PLUGIN_AUTOLOAD=1,
                     PYTHONDONTWRITEBYTECODE=1)
     cells = {}
     with open(run_dir / "nbval.log", "wb") as log, os.fdopen(read_end, encoding="utf-8", errors="replace") as rep:
         try:
-            proc = _forked_nbval(zygote, cmd[4:], env, run_dir, log, write_end) if zygote is not None else None
+            proc = _forked_nbval(zygote, cmd[4:], env, run_dir, log, inherited) if zygote is not None else None
             if proc is None:
                 proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                        cwd=run_dir, env=env, start_new_session=True, pass_fds=(write_end,))
+                                        cwd=run_dir, env=env, start_new_session=True, pass_fds=inherited)
         finally:
             os.close(write_end)
-        judge.trust(proc.pid)
+        if relay is None:
+            judge.trust(proc.pid)
+        else:
+            relay.start(proc.pid)                         # it tells the judge which kernel to serve
         reader = threading.Thread(target=_read_report, args=(rep, cells), daemon=True)
         reader.start()
         finished = False
@@ -179,7 +189,7 @@ def graded_run(reference, exercise, submission, options, shared):
     workdir = private / "cwd"                             # the kernel's cwd: empty
     run_dir = root / "run"
     run_dir.mkdir()
-    record, judge = RunRecord(cell_timeout=options.cell_timeout, timeout=options.timeout), None
+    record, judge, relay = RunRecord(cell_timeout=options.cell_timeout, timeout=options.timeout), None, None
     policy = dict(shared.policy, read_write=[str(private), *SYSTEM_READ_WRITE]) if shared.policy else None
     try:
         judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root),
@@ -190,8 +200,12 @@ def graded_run(reference, exercise, submission, options, shared):
         nb, record.roles = build_graded(reference, submission)
         nb_path = run_dir / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
+        if shared.zygotes.get("kernel") is not None:
+            relay = KernelRelay(shared.zygotes["kernel"], judge,
+                                kernel_command(shared.sandbox, root / "kernel" / "boot.json", options.python))
         record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline,
-                                                           shared.abort, zygote=shared.zygotes.get("nbval"))
+                                                           shared.abort, zygote=shared.zygotes.get("nbval"),
+                                                           relay=relay)
         record.interrupted = shared.abort.is_set()
         record.verdicts = judge.stop()
         log = _tail(run_dir / "nbval.log")
@@ -209,6 +223,8 @@ def graded_run(reference, exercise, submission, options, shared):
             record.details = "nbval did not run the notebook:\n" + log
         record.attempts = read_attempts(private / "watch.jsonl")
     finally:
+        if relay is not None:
+            relay.close()
         if judge is not None:
             judge.kill()
         sweep(root, workdir)

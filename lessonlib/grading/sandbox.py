@@ -4,6 +4,7 @@ Built once per batch (:func:`build_library`, read-only to every kernel)::
 
     lib/lessonlib/...            the package, minus the grader, with the exercise's targets stubbed
     kernel_boot.py, confine.py   the bootstrap (see :mod:`.kernel_boot`) and the Landlock module
+    zygote.py, processes.py      the kernel zygote's fork server and process bookkeeping (standard library only)
 
 and per graded run (:func:`kernel_spec`)::
 
@@ -47,6 +48,8 @@ DENIED_PACKAGES = ("modern_robotics", "roboticstoolbox", "spatialmath", "spatial
                    "mujoco", "rbdl", "idyntree", "casadi", "swift", "sympybotics", "pydrake")
 #: Module-name prefixes refused too (the editable-install finder of the real lessonlib).
 DENIED_PREFIXES = ("__editable__",)
+#: The bootstrap and the standard-library-only modules it imports from its own directory.
+KERNEL_BOOT_MODULES = ("kernel_boot.py", "confine.py", "zygote.py", "processes.py")
 #: Grader modules a graded kernel gets (the rest of lessonlib.grading stays out).
 KERNEL_GRADING_MODULES = ("__init__.py", "client.py", "errors.py", "protocol.py")
 
@@ -213,7 +216,7 @@ def build_library(root, exercise):
             _stub_function(lib, module, function, exercise.name)
         else:
             _stub_module(lib, module, exercise.name)
-    for name in ("kernel_boot.py", "confine.py"):
+    for name in KERNEL_BOOT_MODULES:
         shutil.copy2(Path(__file__).with_name(name), root / name)
     return root
 
@@ -224,6 +227,31 @@ def make_private(private):
     for d in PRIVATE_DIRS:
         (private / d).mkdir(parents=True, exist_ok=True)
     return private
+
+
+def _batch_config(sandbox, exercise):
+    """What every kernel of a batch shares: its library path, site-packages, denied packages, output cap."""
+    return {"lib": str(Path(sandbox) / "lib"), "site": site_dirs(),
+            "denied": list(DENIED_PACKAGES) + list(exercise.denied), "denied_prefixes": list(DENIED_PREFIXES),
+            "output_limit": OUTPUT_LIMIT}
+
+
+def zygote_command(sandbox, exercise, python=None, *, preload=()):
+    """Write the kernel zygote's configuration into ``sandbox``; the command that starts the zygote.
+
+    ``preload``: modules the graded notebook imports (see :func:`~.notebook.imported_modules`); the
+    zygote imports those of them :mod:`.kernel_boot` allows ahead of the kernels.
+    """
+    sandbox = Path(sandbox)
+    (sandbox / "zygote.json").write_text(json.dumps({**_batch_config(sandbox, exercise), "preload": list(preload)},
+                                                    indent=1), encoding="utf-8")
+    return [python or sys.executable, "-I", "-S", str(sandbox / "kernel_boot.py"), "--zygote",
+            str(sandbox / "zygote.json")]
+
+
+def kernel_command(sandbox, boot, python=None):
+    """The kernelspec's command up to the connection file: ``python -I -S kernel_boot.py BOOT.json``."""
+    return [python or sys.executable, "-I", "-S", str(Path(sandbox) / "kernel_boot.py"), str(boot)]
 
 
 def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workdir=None, python=None, policy=None,
@@ -238,15 +266,12 @@ def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workd
     root, sandbox, private = Path(root), Path(sandbox), Path(private)
     root.mkdir(parents=True, exist_ok=True)
     workdir = Path(workdir) if workdir else private / "cwd"
-    config = {"lib": str(sandbox / "lib"), "site": site_dirs(), "workdir": str(workdir),
-              "tmp": str(private / "tmp"), "denied": list(DENIED_PACKAGES) + list(exercise.denied),
-              "denied_prefixes": list(DENIED_PREFIXES), "output_limit": OUTPUT_LIMIT, "confine": policy,
-              "enforce": bool(enforce and policy),
-              "watch": str(private / "watch.jsonl")}
+    config = {**_batch_config(sandbox, exercise), "workdir": str(workdir), "tmp": str(private / "tmp"),
+              "confine": policy, "enforce": bool(enforce and policy), "watch": str(private / "watch.jsonl")}
     (root / "boot.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     spec_dir = root / "jupyter" / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True)
-    spec = {"argv": [python or sys.executable, "-I", "-S", str(sandbox / "kernel_boot.py"), str(root / "boot.json"),
+    spec = {"argv": [*kernel_command(sandbox, root / "boot.json", python),
                      "-f", "{connection_file}", "--HistoryManager.enabled=False"],
             "display_name": "lessonlib grader", "language": "python",
             "env": {"LESSONLIB_JUDGE": judge_address, "LESSONLIB_JUDGE_TOKEN": token,

@@ -68,6 +68,8 @@ def top_level_defs(answers):
 
 def copied_reach(answers, copies, roots):
     """The copies that the functions ``roots`` can reach through the names their bodies use."""
+    if not copies:
+        return []
     defs = top_level_defs(answers)
     owner = {}
     for name, (key, node) in defs.items():

@@ -1,13 +1,19 @@
-"""Fork servers for the judge and the nbval processes: import once per batch, fork once per run.
+"""Fork servers for the judge, the nbval process and the graded kernel: import once per batch, fork per run.
 
 A graded run's judge imports the checkers and the whole library (sympy, scipy: about a second of
-CPU), and its nbval process imports pytest, nbval, jupyter_client and nbformat (most of another
-second). A batch starts one *zygote* of each kind (``python -I -m lessonlib.grading.zygote KIND``)
-that imports all that once and then, per run, forks a child which becomes that run's judge or
-nbval process: its own session, working directory, environment and file descriptors (sent over a
-Unix socket), nothing else of the zygote's. The zygotes never run student code, and the kernel is
-still a fresh ``exec`` of the bootstrap, which confines itself (isolation is unchanged). A forked
-judge draws its secret after the fork, so no two runs share one.
+CPU), its nbval process imports pytest, nbval, jupyter_client and nbformat (most of another
+second), and its kernel imports IPython, ipykernel, numpy and the sandbox's library (half a second).
+A batch starts one *zygote* of each kind that imports all that once and then, per run, forks a
+child which becomes that run's process: its own session, working directory, environment and file
+descriptors (sent over a Unix socket), nothing else of the zygote's. A zygote never runs student
+code. A forked judge draws its secret after the fork, so no two runs share one.
+
+* ``python -I -m lessonlib.grading.zygote KIND FD [EXERCISE]`` for ``"nbval"`` and ``"judge"``;
+* ``python -I -S SANDBOX/kernel_boot.py --zygote CONFIG FD`` for ``"kernel"``: the sandbox's copy of
+  this module serves the forks there (:mod:`.kernel_boot` says what a forked kernel does before any
+  student code runs: it confines itself first, exactly as a freshly started kernel does).
+
+This module uses the standard library only (the kernel's sandbox imports it as a plain module).
 
 The grader side (:class:`Zygote`) hands out :class:`Forked` processes that behave like
 ``subprocess.Popen`` for what the grader needs (``pid``, ``poll``, ``wait``, ``kill``,
@@ -24,7 +30,7 @@ import subprocess
 import sys
 import threading
 
-KINDS = ("nbval", "judge")
+KINDS = ("nbval", "judge", "kernel")
 #: File descriptors a child gets its received descriptors parked above (before they move into place).
 _PARK = 64
 _MAX_FDS = 8
@@ -32,23 +38,36 @@ _MAX_FDS = 8
 
 # --- the zygote (its own process) ------------------------------------------------------------------
 
+#: What an nbval process imports after it starts (measured: about 130 modules), besides pytest's own
+#: default plugins: IPython (jupyter_client's kernelspec lookup imports it), psutil, pdb, ...
+NBVAL_MODULES = ("IPython", "IPython.paths", "psutil", "pdb", "difflib", "unittest", "xml.etree.ElementTree",
+                 "jupyter_client.localinterfaces", "jupyter_client.provisioning", "nbval.kernel", "nbval.plugin")
+
+
 def _preload(kind, exercise):
+    import importlib
     if kind == "nbval":
         sys.modules.setdefault("rfc3987_syntax", None)       # see nbval_run
-        import jupyter_client  # noqa: F401
-        import nbval.kernel  # noqa: F401
-        import nbval.plugin  # noqa: F401
+        import nbformat
         import pytest  # noqa: F401
+        from _pytest.config import default_plugins
 
-        from . import nbval_run, plugin  # noqa: F401
+        from . import kernel_relay, nbval_run, plugin, processes  # noqa: F401
+        for name in NBVAL_MODULES + tuple(f"_pytest.{p}" for p in default_plugins):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+        for minor in (4, 5):                              # nbformat compiles its schema validator once, here
+            nbformat.validate(nbformat.v4.new_notebook(nbformat_minor=minor))
     else:
         from . import judge  # noqa: F401
         from .checker import load_exercise
         load_exercise(exercise)
 
 
-def _become(kind, request, fds):
-    """In the forked child: take the run's descriptors, session, directory and environment, then run."""
+def take(request, fds):
+    """In a forked child: take the run's descriptors, session, directory, environment and arguments."""
     import fcntl
     os.setsid()
     parked = [fcntl.fcntl(fd, fcntl.F_DUPFD, _PARK) for fd in fds]     # out of the way of the targets
@@ -70,6 +89,9 @@ def _become(kind, request, fds):
     os.environ.update(request["env"])
     sys.argv = [sys.argv[0], *request["args"]]
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+
+
+def _become(kind, request):
     if kind == "nbval":
         from .nbval_run import main
         return main(list(request["args"]))
@@ -78,11 +100,16 @@ def _become(kind, request, fds):
     return 0
 
 
-def serve(kind, control_fd, exercise=None):
-    """The zygote's loop: fork a child per request until the grader closes the control socket."""
-    from .judge import not_dumpable
-    _preload(kind, exercise)
-    not_dumpable()
+def serve(control_fd, become):
+    """The zygote's loop: fork a child per request until the grader closes the control socket.
+
+    In the child, after :func:`take`, ``become(request)`` runs and its result is the exit status.
+    What the zygote imported is moved out of the garbage collector's sight (``gc.freeze``): the
+    children's collections then skip it and leave its memory pages shared.
+    """
+    import gc
+    gc.collect()
+    gc.freeze()
     control = socket.socket(fileno=control_fd)
 
     def reap(signum, frame):
@@ -112,7 +139,8 @@ def serve(kind, control_fd, exercise=None):
             code = 1
             try:
                 control.close()
-                code = _become(kind, request, fds) or 0
+                take(request, fds)
+                code = become(request) or 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
             except BaseException:                     # noqa: BLE001 (report, then leave)
@@ -127,6 +155,13 @@ def serve(kind, control_fd, exercise=None):
         for fd in fds:
             os.close(fd)
         control.send(json.dumps({"spawned": pid, "id": request["id"]}).encode())
+
+
+def _main(kind, control_fd, exercise=None):
+    from .judge import not_dumpable
+    _preload(kind, exercise)
+    not_dumpable()
+    serve(control_fd, lambda request: _become(kind, request))
 
 
 # --- the grader's side ------------------------------------------------------------------------------
@@ -164,17 +199,25 @@ class Forked:
 
 
 class Zygote:
-    """Start a zygote of ``kind`` ("nbval" or "judge") for ``python``; :meth:`spawn` runs."""
+    """Start a zygote of ``kind`` ("nbval", "judge" or "kernel") for ``python``; :meth:`spawn` runs.
 
-    def __init__(self, kind, python, *, exercise=None, env=None, log=None):
+    ``command``: how to start it, the control socket's descriptor number appended (default:
+    ``python -I -m lessonlib.grading.zygote KIND``, then ``exercise`` after the number; a kernel
+    zygote needs the sandbox's ``kernel_boot.py --zygote CONFIG``).
+    """
+
+    def __init__(self, kind, python, *, exercise=None, env=None, log=None, command=None, cwd=None):
         if kind not in KINDS:
             raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
+        if kind == "kernel" and not command:
+            raise ValueError("command: a kernel zygote is started by the sandbox's kernel_boot.py (give its command)")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.kind = kind
-        self.proc = subprocess.Popen([python, "-I", "-m", "lessonlib.grading.zygote", kind, str(theirs.fileno()),
-                                      exercise or ""], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
+        argv = [*command, str(theirs.fileno())] if command else \
+            [python, "-I", "-m", "lessonlib.grading.zygote", kind, str(theirs.fileno()), exercise or ""]
+        self.proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL,
-                                     start_new_session=True)
+                                     start_new_session=True, cwd=cwd)
         theirs.close()
         self.sock = ours
         self.lock = threading.Lock()
@@ -213,7 +256,8 @@ class Zygote:
             self.replied.notify_all()
 
     def spawn(self, args, *, env, cwd, fds, timeout=60):
-        """Fork a child running with ``args`` (nbval: pytest's; judge: none); ``fds``: ``{number in the child: fd}``.
+        """Fork a child running with ``args`` (nbval: pytest's; judge: none; kernel: the kernelspec's after
+        the bootstrap); ``fds``: ``{number in the child: fd}``.
 
         The child's descriptors 0, 1, 2 must be among ``fds``. Raises ``OSError`` if the zygote is
         not there to fork.
@@ -253,4 +297,4 @@ class Zygote:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]), sys.argv[3] or None)
+    _main(sys.argv[1], int(sys.argv[2]), sys.argv[3] or None)

@@ -269,7 +269,7 @@ def _kernel(request, batch, confine, processes):
     _start(config, connection_file)
 
 
-def _keep(request, batch, confine, processes):
+def _keep(request, batch, confine, processes, forkserver):
     """The keeper of one forked kernel (the zygote's child): what the kernel spawns stays below it.
 
     It forks the kernel, forwards interrupts to it, and when the kernel ends (or the grader asks
@@ -280,21 +280,7 @@ def _keep(request, batch, confine, processes):
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     kernel = os.fork()
     if kernel == 0:
-        code = 1
-        try:
-            _kernel(request, batch, confine, processes)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:                             # noqa: BLE001 (report, then leave)
-            import traceback
-            traceback.print_exc()
-        finally:
-            try:
-                import atexit
-                atexit._run_exitfuncs()
-            finally:
-                os._exit(code)
+        forkserver.run_and_exit(lambda: _kernel(request, batch, confine, processes), run_atexit=True)
 
     def forward(signum, frame):
         try:
@@ -341,7 +327,7 @@ def zygote(config_path, control_fd):
     _paths(batch)
     _preload(batch.get("preload", ()))
     os.chdir(here)
-    forkserver.serve(control_fd, lambda request: _keep(request, batch, confine, processes))
+    forkserver.serve(control_fd, lambda request: _keep(request, batch, confine, processes, forkserver))
 
 
 if __name__ == "__main__":

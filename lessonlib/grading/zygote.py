@@ -100,6 +100,29 @@ def _become(kind, request):
     return 0
 
 
+def run_and_exit(work, *, run_atexit=False):
+    """In a forked child: run ``work()`` and leave with its status (never returns, never unwinds into
+    the parent's code). ``None`` is 0, ``SystemExit`` its code, any other exception 1 (traceback on
+    stderr); ``run_atexit``: run the child's exit handlers too, as an interpreter that ends does."""
+    code = 1
+    try:
+        code = work() or 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:                                 # noqa: BLE001 (report, then leave)
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            if run_atexit:
+                import atexit
+                atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
 def serve(control_fd, become):
     """The zygote's loop: fork a child per request until the grader closes the control socket.
 
@@ -136,22 +159,12 @@ def serve(control_fd, become):
         request = json.loads(message)
         pid = os.fork()
         if pid == 0:
-            code = 1
-            try:
-                control.close()
+            control.close()
+
+            def child():
                 take(request, fds)
-                code = become(request) or 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            except BaseException:                     # noqa: BLE001 (report, then leave)
-                import traceback
-                traceback.print_exc()
-            finally:
-                try:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                finally:
-                    os._exit(code)
+                return become(request)
+            run_and_exit(child)
         for fd in fds:
             os.close(fd)
         control.send(json.dumps({"spawned": pid, "id": request["id"]}).encode())

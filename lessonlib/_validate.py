@@ -1,4 +1,5 @@
-"""Input validation of the Lie-group modules (:mod:`lessonlib.so3`, :mod:`lessonlib.se3`): not mathematics.
+"""Input validation (the Lie-group modules :mod:`lessonlib.so3`, :mod:`lessonlib.se3`, and every positive
+size or duration a caller gives): not mathematics.
 
 Each function turns an argument into a float array (or float) of the expected shape, or raises
 ``ValueError`` naming the argument, what was expected and what it got.
@@ -63,6 +64,25 @@ def scalar(x, name):
         raise ValueError(f"{name}: expected a real scalar, got {x!r} ({err})") from None
     if not math.isfinite(value):
         raise ValueError(f"{name}: expected a finite scalar, got {value}")
+    return value
+
+
+def positive(x, name, expected="a finite number > 0"):
+    """Validated finite float > 0 (a step, a duration, a rate, a length); the message says ``expected``.
+
+    >>> positive("0.5", "dt")
+    0.5
+    >>> positive(float("nan"), "dt")
+    Traceback (most recent call last):
+    ...
+    ValueError: dt: expected a finite number > 0, got nan
+    """
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected {expected}, got {x!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name}: expected {expected}, got {x!r}")
     return value
 
 

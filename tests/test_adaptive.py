@@ -158,3 +158,7 @@ def test_bad_inputs_name_the_argument():
         slotine_li_regressor(arm, [0, 0], [0, 0], [0], [0, 0])
     with pytest.raises(ValueError, match="rate"):
         adaptation_gains(arm, ref, [0.0], rate=0.0)
+    with pytest.raises(ValueError, match=r"rate: expected a finite number > 0, got None"):
+        adaptation_gains(arm, ref, [0.0], rate=None)
+    with pytest.raises(ValueError, match=r"dt: expected a finite number > 0 \(s\), got '0\.01x'"):
+        simulate_slotine_li(arm, ref, Lambda=1.0, K_D=1.0, Gamma=1.0, dt="0.01x", duration=0.1)

@@ -161,6 +161,8 @@ def test_fourier_trajectory():
     assert np.array_equal(fourier_trajectory(3, seed=3)(t)[0], fourier_trajectory(3, seed=3)(t)[0])
     with pytest.raises(ValueError, match="base_freq"):
         fourier_trajectory(2, base_freq=0.0)
+    with pytest.raises(ValueError, match=r"amplitude: expected a finite number > 0, got 'large'"):
+        fourier_trajectory(2, amplitude="large")               # a ValueError, not numpy's TypeError
 
 
 @pytest.fixture(scope="module")

@@ -152,6 +152,8 @@ def test_quintic_reference():
     assert ref(1.5)[0].shape == (2,)
     with pytest.raises(ValueError, match="duration"):
         quintic([0.0], [1.0], 0.0)
+    with pytest.raises(ValueError, match=r"duration: expected a finite number > 0, got '2 s'"):
+        quintic([0.0], [1.0], "2 s")
 
 
 @pytest.mark.parametrize("name", ["planar_3link", "rpr_arm", "branched_tree"])

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import positive
 from .aba import aba
 from .crba import crba
 from .regressor import base_parameters, inertial_parameters, regressor
@@ -75,8 +76,7 @@ def adaptation_gains(model, reference, t, *, rate, base=None, gravity=None):
     out (a diagonal preconditioner of ``Γ Σ Yᵀ Y``). ``rate`` > 0 (1/s · N·m·s/rad, compare with
     ``K_D``). Returns ``Γ`` (r,) for :func:`simulate_slotine_li`.
     """
-    if not (np.isfinite(rate) and rate > 0):
-        raise ValueError(f"rate: expected a finite number > 0, got {rate!r}")
+    rate = positive(rate, "rate")
     base = base_parameters(model, gravity=gravity) if base is None else base
     t = np.atleast_1d(np.asarray(t, dtype=float))
     power = np.zeros(base.rank)
@@ -154,9 +154,7 @@ def simulate_slotine_li(model, reference, *, Lambda, K_D, Gamma, dt, duration, t
     if a0.shape != (r,) or not np.all(np.isfinite(a0)):
         raise ValueError(f"theta_hat0: expected {r} finite base parameters, got {theta_hat0!r}")
     limit = None if tau_max is None else _positive(tau_max, n, "tau_max")
-    for name, x in (("dt", dt), ("duration", duration)):
-        if not (np.isfinite(x) and x > 0):
-            raise ValueError(f"{name}: expected a finite number > 0 (s), got {x!r}")
+    dt, duration = (positive(x, name, "a finite number > 0 (s)") for name, x in (("dt", dt), ("duration", duration)))
     qd_ref0 = reference(0.0)
     q = model.check_q(qd_ref0[0] if q0 is None else q0, "q0").copy()
     qd = model.check_q(qd_ref0[1] if qd0 is None else qd0, "qd0").copy()

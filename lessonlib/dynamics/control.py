@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import positive
 from ..model import Model
 from .rnea import rnea
 from .terms import gravity_torques
@@ -166,9 +167,7 @@ def quintic(q0, qf, duration, *, t0=0.0):
     qf = np.atleast_1d(np.asarray(qf, dtype=float))
     if q0.ndim != 1 or q0.shape != qf.shape or not (np.all(np.isfinite(q0)) and np.all(np.isfinite(qf))):
         raise ValueError(f"q0, qf: expected two finite vectors of the same length, got shapes {q0.shape}, {qf.shape}")
-    T = float(duration)
-    if not (np.isfinite(T) and T > 0):
-        raise ValueError(f"duration: expected a finite number > 0, got {duration!r}")
+    T = positive(duration, "duration")
     dq = qf - q0
 
     def reference(t):

@@ -43,6 +43,7 @@ import numpy as np
 
 from .. import so3, spatial
 from .._operators import ad, ad_dual
+from .._validate import positive
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import joint_transforms
 from ..samples import random_state
@@ -281,9 +282,7 @@ def fourier_trajectory(n_joints, *, harmonics=5, base_freq=0.1, seed=0, amplitud
     n, L = int(n_joints), int(harmonics)
     if n < 1 or L < 1:
         raise ValueError(f"n_joints, harmonics: expected integers >= 1, got {n_joints!r}, {harmonics!r}")
-    for name, x in (("base_freq", base_freq), ("amplitude", amplitude)):
-        if not (np.isfinite(x) and x > 0):
-            raise ValueError(f"{name}: expected a finite number > 0, got {x!r}")
+    base_freq, amplitude = positive(base_freq, "base_freq"), positive(amplitude, "amplitude")
     q0 = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
     if q0.shape != (n,):
         raise ValueError(f"offset: expected shape ({n},), got {q0.shape}")

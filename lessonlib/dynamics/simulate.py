@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import positive
 from .energy import total_energy
 from .terms import FD_METHODS, forward_dynamics
 
@@ -122,16 +123,6 @@ def _progress_bar(n_steps, progress):
     return tqdm(total=n_steps, desc="simulate", unit="step")
 
 
-def _check_positive(x, name):
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a number > 0, got {x!r}") from None
-    if not (np.isfinite(x) and x > 0):
-        raise ValueError(f"{name}: expected a finite number > 0, got {x!r}")
-    return x
-
-
 def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravity=None, friction=None,
              f_ext=None, method="aba", progress=None):
     """Simulate the arm from ``(q0, qd0)`` for ``duration`` seconds with fixed step ``dt``.
@@ -159,8 +150,8 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
         raise ValueError(f"integrator: expected one of {INTEGRATORS}, got {integrator!r}")
     if method not in FD_METHODS:
         raise ValueError(f"method: expected one of {FD_METHODS}, got {method!r}")
-    dt = _check_positive(dt, "dt")
-    duration = _check_positive(duration, "duration")
+    dt = positive(dt, "dt")
+    duration = positive(duration, "duration")
     if torque_fn is not None and not callable(torque_fn):
         raise ValueError(f"torque_fn: expected a function (t, q, qd) -> tau or None, got {type(torque_fn).__name__}")
     if friction is not None and not callable(friction):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import positive
 from ..conventions import BASE
 from ..kinematics import fk
 
@@ -133,13 +134,7 @@ def reach(model):
 
 def check_reach(R, name="reach", expected="a length in metres > 0 (or None: automatic)"):
     """A scene size (or any positive number) given by the caller, as a float: finite and > 0, else ValueError."""
-    try:
-        R = float(R)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected {expected}, got {R!r}") from None
-    if not (np.isfinite(R) and R > 0):
-        raise ValueError(f"{name}: expected {expected}, got {R!r}")
-    return R
+    return positive(R, name, expected)
 
 
 def up_vector(model):

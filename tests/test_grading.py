@@ -406,7 +406,7 @@ def test_cli_usage_errors_exit_2(tmp_path, capsys):
     assert "no stored verdict output" in capsys.readouterr().err
 
 
-# --- graded runs: one batch of 20 submissions (hostile and normal), -j 2 -----------------------------------
+# --- graded runs: one batch of 22 submissions (hostile and normal), -j 2 -----------------------------------
 
 WRONG = {"answer-static": "def static_torques(L1, L2, m1, m2, g, tip_mass=0.0):\n    return np.zeros(2)\n",
          "answer-outward": "def outward_pass(X, S, qd, qdd, a0):\n    return np.zeros((len(qd), 6)), np.zeros((len(qd), 6))\n",
@@ -520,6 +520,8 @@ def rnea(model, q, qd, qdd, gravity=None):
 ''',
 }
 KI_LOOP = "\nwhile True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\n"
+#: The commonest hang: the student's function itself never returns (a check calls it, nbval interrupts it).
+LOOPING_STATIC = "def static_torques(L1, L2, m1, m2, g, tip_mass=0.0):\n    while True:\n        pass\n"
 
 
 def _move_checks_first(nb):
@@ -557,6 +559,8 @@ def _submissions(d):
         "segfault": dict(answers={**ab, "answer-inward": "import ctypes\nctypes.string_at(0)\n"}),
         "sys_exit": dict(answers={**s, "answer-static": "sys.exit('bye')\n" + SOLVED["answer-static"]}),
         "infinite_loop": dict(answers={**s, "answer-outward": SOLVED["answer-outward"] + KI_LOOP}),
+        "looping_function": dict(answers={**s, "answer-static": LOOPING_STATIC}),
+        "interrupted_cell": dict(answers={**s, "answer-outward": SOLVED["answer-outward"] + "\nwhile True:\n    pass\n"}),
         "flood": dict(answers={**s, "answer-static": SOLVED["answer-static"]
                                + "\nfor _ in range(100_000):\n    print('x' * 999)\n"}),
         "redefine_print": dict(answers={**WRONG, "answer-student-id": first + _forge("print")}),
@@ -592,7 +596,7 @@ def _finish(proc, timeout=600):
 def runs(tmp_path_factory):
     """Every graded run of this module, started together so their waits overlap.
 
-    The batch (20 submissions, -j 2) through the CLI; nbval on the solution in the current
+    The batch (22 submissions, -j 2) through the CLI; nbval on the solution in the current
     environment; a per-notebook timeout; ``--self``; the pytest plugin on one submission.
     """
     d = tmp_path_factory.mktemp("submissions")
@@ -638,11 +642,11 @@ def _statuses(batch, name):
 @pytest.mark.slow
 def test_batch_ran_and_wrote_a_row_per_submission_and_check(batch):
     assert batch["proc"].returncode == 0, batch["proc"].stderr[-3000:]
-    assert len(batch["names"]) == 20 and sorted(batch["results"]) == batch["names"]
+    assert len(batch["names"]) == 22 and sorted(batch["results"]) == batch["names"]
     with open(batch["out"] / "grades.csv", newline="") as fh:
         rows = list(csv.reader(fh))
     assert tuple(rows[0]) == CSV_COLUMNS
-    assert len(rows) - 1 == 20 * len(CHECK_IDS)
+    assert len(rows) - 1 == 22 * len(CHECK_IDS)
     assert {(r[0], r[1]) for r in rows[1:]} == {(n, c) for n in batch["names"] for c in CHECK_IDS}
     feedback = sorted(p.name for p in (batch["out"] / "feedback").glob("*.md"))
     assert feedback == sorted(n.replace(".ipynb", ".md") for n in batch["names"])
@@ -698,6 +702,35 @@ def test_infinite_loop_times_out_and_keeps_earlier_points(batch):
     r = batch["results"]["infinite_loop.ipynb"]
     st = list(_statuses(batch, "infinite_loop.ipynb").values())
     assert r["total"] == 2 and st[:2] == ["passed"] * 2 and set(st[2:]) == {"timeout"}
+
+
+@pytest.mark.slow
+def test_a_function_that_never_returns_times_out_its_checks_only_and_is_named(batch):
+    """nbval interrupts the check cell at the cell limit; the judge names the call in flight; later checks count."""
+    r = batch["results"]["looping_function.ipynb"]
+    assert r["total"] == MAX - 2
+    for cid, tip in (("rnea-static", ""), ("rnea-static-tip", ", tip_mass=")):
+        c = r["checks"][cid]
+        assert (c["status"], c["nbval"], c["judge"]) == ("timeout", "timeout", "fail"), c
+        first, call, why = c["message"].splitlines()
+        assert first.startswith(f"✗ [{cid}] ") and call.startswith("static_torques(") and tip in call
+        assert call.endswith(") did not return")
+        assert why == ("the check ran out of time (8 s per cell) while it ran your code, and interrupted it: an "
+                       "endless loop, or a computation far too slow?")
+    assert {s for cid, s in _statuses(batch, "looping_function.ipynb").items() if "static" not in cid} == {"passed"}
+    text = (batch["out"] / "feedback" / "looping_function.md").read_text()
+    assert "stopped answering" not in text and "mid-frame" not in text and "Previous cell" not in text
+
+
+@pytest.mark.slow
+def test_an_interrupted_answer_cell_costs_nothing_the_checks_can_verify(batch):
+    """Top-level code that loops after the function is defined: nbval interrupts the cell, the checks pass."""
+    r = batch["results"]["interrupted_cell.ipynb"]
+    assert r["total"] == MAX and set(_statuses(batch, "interrupted_cell.ipynb").values()) == {"passed"}
+    assert r["notes"] == ["your answer cell “(b) The outward pass (正向递推): twists and accelerations” ran out of "
+                          "time (8 s per cell) and was interrupted; the cells after it ran on"]
+    assert "ran out of time (8 s per cell) and was interrupted" in \
+        (batch["out"] / "feedback" / "interrupted_cell.md").read_text()
 
 
 @pytest.mark.slow

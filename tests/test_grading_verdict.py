@@ -10,6 +10,9 @@ from lessonlib.grading.verdict import STATUSES, CellOutcome, Flags, all_checks, 
 from lessonlib.grading.notebook import CellRole
 
 PASS = {"check": "c", "attempt": 1, "passed": True, "status": "passed", "message": ""}
+#: the judge's record when the kernel stopped answering while a student function ran
+LOST = {"check": "c", "attempt": 1, "passed": False, "status": "no-answer",
+        "message": "✗ [c] static torques\nstatic_torques(0.5, 1) did not return"}
 FAIL = {"check": "c", "attempt": 1, "passed": False, "status": "failed",
         "message": "✗ [c] title\nexpected\n    [1.]\ngot\n    [2.]"}
 COPY = Copy("answer-rnea", "rnea", "lessonlib.dynamics.rnea.rnea", 0.97)
@@ -19,7 +22,7 @@ CASES = {
     "passed": (CellOutcome("passed"), [PASS], Flags(), ""),
     "failed": (CellOutcome("failed", "CheckFailed: ✗ [c]"), [FAIL], Flags(), "expected\n    [1.]\ngot\n    [2.]"),
     "used-library": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [], Flags(answer_errors=(
-        ("answer-rnea", "NotAvailableWhileGrading: lessonlib.dynamics.rnea is not available while grading"),)),
+        ("answer-rnea", "raised: NotAvailableWhileGrading: lessonlib.dynamics.rnea is not available while grading"),)),
         "your answer cell “answer-rnea” raised: NotAvailableWhileGrading"),
     "needs-review": (CellOutcome("passed"), [PASS], Flags(copy=COPY),
                      "withheld until an instructor reviews: answer cell 'answer-rnea' defines rnea, which is 97% "
@@ -29,9 +32,9 @@ CASES = {
         "your code tried to reach /proc/1/cmdline (in rnea), outside the grader's sandbox; the access was "
         "denied. Compute the answer yourself.\n✗ [c] title"),
     "output-mismatch": (CellOutcome("failed", "printed 'debug'"), [PASS], Flags(), "printed something else"),
-    "unverified": (CellOutcome("passed"), [], Flags(), "the grader never ran this check"),
+    "unverified": (CellOutcome("passed"), [], Flags(), "the grader's run of this check never ran"),
     "error": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [],
-              Flags(answer_errors=(("(d) The whole RNEA", "SyntaxError: invalid syntax"),)),
+              Flags(answer_errors=(("(d) The whole RNEA", "raised: SyntaxError: invalid syntax"),)),
               "NameError: name 'rnea' is not defined\nyour answer cell “(d) The whole RNEA” raised: SyntaxError"),
     "timeout": (CellOutcome("timeout", "your answer cell “(b) The outward pass” ran out of time (60 s per cell)"),
                 [], Flags(), "“(b) The outward pass” ran out of time (60 s per cell)"),
@@ -104,34 +107,82 @@ def test_an_unknown_judge_status_becomes_failed_and_a_bad_cell_state_is_refused(
         verdict(cell=CellOutcome("fine"), judge=[], flags=Flags())
 
 
-def test_cell_outcomes_apply_the_runs_context_and_tell_it_once():
-    roles = [CellRole("setup"), CellRole("answer", "a1"), CellRole("check", "c1"), CellRole("answer", "a2"),
-             CellRole("check", "c2"), CellRole("check", "c3")]
-    titles = {"a1": "(a) First part", "a2": "(b) Second part"}
-    ok = {"outcome": "passed"}
-    timed = cell_outcomes(roles, {0: ok, 1: ok, 2: ok, 3: {"outcome": "failed", "timeout": True}}, finished=True,
-                          titles=titles, cell_timeout=60, timeout=600)
-    assert {k: o.state for k, o in timed.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
-    assert timed["c2"].error == "your answer cell “(b) Second part” ran out of time (60 s per cell); the checks " \
-                                "after it did not run"
-    assert timed["c3"].error == "it did not run: the notebook had stopped earlier (see c2)"      # told once
-    died = cell_outcomes(roles, {0: ok, 1: ok, 2: ok, 3: {"outcome": "failed", "died": True},
-                                 4: {"outcome": "failed"}}, finished=True, titles=titles)
-    assert {k: o.state for k, o in died.items()} == {"c1": "passed", "c2": "kernel-died", "c3": "kernel-died"}
-    assert died["c2"].error.startswith("the kernel died while running your answer cell “(b) Second part”")
-    late = cell_outcomes(roles, {0: ok, 1: ok, 2: ok}, finished=False, timeout=600)
-    assert {k: o.state for k, o in late.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
-    assert late["c2"].error.startswith("the notebook ran out of time (600 s per notebook)")
-    stopped = cell_outcomes(roles, {0: ok, 1: ok, 2: ok, 3: {"outcome": "failed", "timeout": True, "deadline": True}},
-                            finished=False,
-                            titles=titles, cell_timeout=60, timeout=6)     # the grader stopped it at the deadline
-    assert {k: o.state for k, o in stopped.items()} == {"c1": "passed", "c2": "timeout", "c3": "timeout"}
-    assert stopped["c2"].error == ("your answer cell “(b) Second part” ran out of time (6 s per notebook); the "
-                                   "checks after it did not run")
-    unrun = cell_outcomes(roles, {0: ok}, finished=True)
-    assert {o.state for o in unrun.values()} == {"not-run"}
-    for outcome in [*timed.values(), *died.values(), *late.values()]:
-        assert "code cell" not in outcome.error and "nbval" not in outcome.error
+def test_a_call_that_never_returned_gets_the_cells_story_and_names_the_call():
+    """The judge's no-answer record is not a verdict: the cell says what happened, the judge which call."""
+    slow = CellOutcome("timeout", "the check ran out of time (60 s per cell) while it ran your code, and "
+                                  "interrupted it: an endless loop, or a computation far too slow?")
+    assert verdict(cell=slow, judge=[LOST], flags=Flags()) == (
+        "timeout", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nthe check ran out of time (60 s per "
+                   "cell) while it ran your code, and interrupted it: an endless loop, or a computation far too slow?")
+    dead = CellOutcome("kernel-died", "the kernel died while this check ran your code (a crash, os._exit or a signal)")
+    status, message = verdict(cell=dead, judge=[LOST], flags=Flags())
+    assert status == "kernel-died" and message.startswith("✗ [c] static torques\nstatic_torques(0.5, 1) did not return\n"
+                                                          "the kernel died while this check ran your code")
+    # the student's own code stopped the call (a KeyboardInterrupt or SystemExit of its own)
+    assert verdict(cell=CellOutcome("failed", "SystemExit: bye"), judge=[LOST], flags=Flags()) == (
+        "error", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nyour code stopped the check: SystemExit: bye")
+    # a stub that never answered is still not attempted; a real verdict after a lost attempt counts
+    stub = Flags(not_attempted="your answer cell “(a)” is still the exercise's stub")
+    assert verdict(cell=CellOutcome("failed", "KeyboardInterrupt: "), judge=[LOST], flags=stub)[0] == "not-attempted"
+    assert verdict(cell=CellOutcome("failed", "CheckFailed"), judge=[LOST, FAIL], flags=Flags())[0] == "failed"
+    assert verdict(cell=CellOutcome("passed"), judge=[LOST], flags=Flags()) == (
+        "unverified", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nthe check cell printed the verdict "
+                      "line, but the grader's run of this check did not finish")
+
+
+ROLES = [CellRole("setup"), CellRole("answer", "a1"), CellRole("check", "c1"), CellRole("answer", "a2"),
+         CellRole("check", "c2"), CellRole("check", "c3")]
+TITLES = {"a1": "(a) First part", "a2": "(b) Second part"}
+OK, FAILED_CELL = {"outcome": "passed"}, {"outcome": "failed", "error": "CheckFailed: ✗ [c3] wrong"}
+
+
+def _outcomes(cells, finished=True, **limits):
+    got = cell_outcomes(ROLES, cells, finished, titles=TITLES, **({"cell_timeout": 60, "timeout": 600} | limits))
+    for outcome in got.values():
+        assert "code cell" not in outcome.error and "nbval" not in outcome.error and "xfail" not in outcome.error
+    return {k: (o.state, o.error) for k, o in got.items()}
+
+
+def test_an_interrupted_cell_costs_only_itself():
+    """nbval interrupts a cell that runs out of time and goes on: later cells count as they ran."""
+    answer = _outcomes({0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "timeout": True}, 4: OK, 5: FAILED_CELL})
+    assert answer == {"c1": ("passed", ""), "c2": ("passed", ""), "c3": ("failed", "CheckFailed: ✗ [c3] wrong")}
+    check = _outcomes({0: OK, 1: OK, 2: OK, 3: OK, 4: {"outcome": "failed", "timeout": True, "error": "KeyboardInterrupt: "},
+                       5: OK})
+    assert check == {"c1": ("passed", ""), "c3": ("passed", ""),
+                     "c2": ("timeout", "the check ran out of time (60 s per cell) while it ran your code, and "
+                                       "interrupted it: an endless loop, or a computation far too slow?")}
+
+
+def test_after_the_kernel_is_gone_the_story_is_told_once():
+    stuck = {"outcome": "failed", "timeout": True, "stuck": True}
+    answer = _outcomes({0: OK, 1: OK, 2: OK, 3: stuck, 4: {"outcome": "failed"}, 5: {"outcome": "failed"}})
+    assert answer == {"c1": ("passed", ""),
+                      "c2": ("timeout", "your answer cell “(b) Second part” ran out of time (60 s per cell) and did "
+                                        "not stop when interrupted; the checks after it did not run"),
+                      "c3": ("timeout", "it did not run: the notebook had stopped earlier (see c2)")}
+    check = _outcomes({0: OK, 1: OK, 2: OK, 3: OK, 4: stuck, 5: {"outcome": "failed"}})
+    assert check["c2"] == ("timeout", "this check ran out of time (60 s per cell) while it ran your code, which did "
+                                      "not stop when interrupted; the checks after it did not run")
+    assert check["c3"] == ("timeout", "it did not run: the notebook had stopped earlier (see c2)")
+    died = _outcomes({0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "died": True}, 4: {"outcome": "failed"}})
+    assert died == {"c1": ("passed", ""),
+                    "c2": ("kernel-died", "the kernel died while running your answer cell “(b) Second part” (a crash, "
+                                          "os._exit or a signal); the checks after it did not run"),
+                    "c3": ("kernel-died", "it did not run: the notebook had stopped earlier (see c2)")}
+    died_in_check = _outcomes({0: OK, 1: OK, 2: OK, 3: OK, 4: {"outcome": "failed", "died": True}})
+    assert died_in_check["c2"] == ("kernel-died", "the kernel died while this check ran your code (a crash, os._exit "
+                                                  "or a signal); the checks after it did not run")
+    late = _outcomes({0: OK, 1: OK, 2: OK}, finished=False)
+    assert late == {"c1": ("passed", ""),
+                    "c2": ("timeout", "the notebook ran out of time (600 s per notebook) before this check; the "
+                                      "checks after it did not run"),
+                    "c3": ("timeout", "it did not run: the notebook had stopped earlier (see c2)")}
+    stopped = _outcomes({0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "timeout": True, "deadline": True}},
+                        finished=False, timeout=6)               # the grader stopped it at the deadline
+    assert stopped["c2"] == ("timeout", "your answer cell “(b) Second part” ran out of time (6 s per notebook); the "
+                                        "checks after it did not run")
+    assert {state for state, _ in _outcomes({0: OK}).values()} == {"not-run"}
 
 
 def test_student_text_names_cells_and_cuts_internal_paths():

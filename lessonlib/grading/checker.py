@@ -72,8 +72,12 @@ from . import protocol
 from .errors import CheckFailed, StudentError
 from .protocol import ProtocolError
 
-#: Statuses a check verdict can have (the grader adds its own: see ``grader.STATUSES``).
+#: Statuses a check verdict can have (the grader adds its own: see ``verdict.STATUSES``).
 PASSED, FAILED, USED_LIBRARY, CHECKER_ERROR = "passed", "failed", "used-library", "checker-error"
+#: The judge's record of a check whose kernel stopped answering while a student function ran (the cell
+#: ran out of time, the kernel died, or the student's code interrupted it): not a verdict on the answer,
+#: so :func:`.verdict.verdict` tells what happened to the cell instead, naming the call that never returned.
+NO_ANSWER = "no-answer"
 #: The errors that count as a numerical refusal in :meth:`Context.expect_refusal` (``BadReturn``: a complex
 #: result, which the plain-data protocol refuses).
 REFUSALS = frozenset({"LinAlgError", "ValueError", "ArithmeticError", "ZeroDivisionError", "FloatingPointError",
@@ -226,6 +230,8 @@ class Context:
         except ProtocolError as exc:
             raise _Failure(f"{_signature(fn, args, kwargs)} returned data that is not plain numbers: {exc}",
                            FAILED) from None
+        except OSError:                                   # the kernel stopped answering (ConnectionError, timeout)
+            raise _Failure(f"{_signature(fn, args, kwargs)} did not return", NO_ANSWER) from None
 
     def expect_shape(self, what, got, shape, *, call=""):
         """``got`` as a float array of the given ``shape``, or a failure naming ``what``."""
@@ -525,8 +531,8 @@ def run_check(check, functions, *, seed, student):
             elif mistakes:
                 exc.notes.append("likely mistake, one of: " + "; ".join(mistakes))
         return Verdict(check.id, False, exc.status, message=f"✗ [{check.id}] {check.title}\n{exc}")
-    except (ConnectionError, OSError) as exc:
-        return Verdict(check.id, False, FAILED, message=f"✗ [{check.id}] the kernel stopped answering: {exc}")
+    except OSError:                                       # between two calls: the kernel stopped answering
+        return Verdict(check.id, False, NO_ANSWER, message=f"✗ [{check.id}] {check.title}\nyour code did not answer")
     except Exception as exc:                              # a bug in the checker, not the student's fault
         return Verdict(check.id, False, CHECKER_ERROR,
                        message=f"✗ [{check.id}] the checker itself failed ({type(exc).__name__}); tell your instructor")

@@ -40,7 +40,7 @@ from .processes import clean_env
 from .sandbox import build_library, confinement_policy, zygote_command
 from .zygote import Zygote
 from .screening import flags_of
-from .verdict import CheckResult, SubmissionResult, all_checks, check_results
+from .verdict import CheckResult, SubmissionResult, all_checks, check_results, run_notes
 
 
 @dataclass
@@ -149,7 +149,8 @@ def grade_submission(reference, path, options=None, *, name=None, shared=None):
             f"answer cell {c.cell!r}: {c.function} is {c.ratio:.0%} identical to {c.target}" for c in copies]
         run = graded_run(reference, shared.exercise, submission, options, shared)   # run
         result.interrupted = run.interrupted
-        result.error, result.notes = run.details or run.run_error, result.notes + run.notes
+        result.error = run.details or run.run_error
+        result.notes += run.notes + run_notes(reference, run)
         result.flags += [f"reached outside the sandbox: {a['path']} (in {a['function']})" for a in run.attempts]
         result.checks = check_results(reference, shared.exercise, submission, copies, run,     # verdict
                                       enforced=shared.enforce)

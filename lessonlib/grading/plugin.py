@@ -154,11 +154,17 @@ def _install_guard(kernel_fd=None):
         return km, kc
 
     class GuardedKernel(RunningKernel):
-        """nbval's kernel with capped outputs and immediate detection of a dead kernel."""
+        """nbval's kernel with capped outputs, immediate detection of a dead kernel, and a count of the
+        interrupts nbval sends (it sends one only to a cell that ran out of time)."""
 
         def __init__(self, *args, **kwargs):
             self._budgets = {}
+            self.lessonlib_interrupts = 0
             super().__init__(*args, **kwargs)
+
+        def interrupt(self):
+            self.lessonlib_interrupts += 1
+            return super().interrupt()
 
         def get_message(self, stream, timeout=None):
             if stream == "iopub":                         # nbval's own pretty-prints every message for its debug log
@@ -215,6 +221,11 @@ class _InnerReport:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
         report = yield
+        interrupts = getattr(getattr(item.parent, "kernel", None), "lessonlib_interrupts", 0)
+        if call.when == "setup":
+            item.lessonlib_interrupts = interrupts
+        elif call.when == "call":                         # this cell ran out of time: nbval interrupted it
+            report.lessonlib_timed_out = interrupts > getattr(item, "lessonlib_interrupts", interrupts)
         errors = [o for o in (getattr(item, "test_outputs", None) or []) if o.get("output_type") == "error"]
         if errors:                                        # the cell's own exception, from its outputs
             report.lessonlib_error = _ANSI.sub("", f"{errors[-1].get('ename')}: {errors[-1].get('evalue')}")[:1500]
@@ -222,15 +233,19 @@ class _InnerReport:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report):
+        """One record per cell: ``outcome`` (``passed``, also when nbval expected a failure after a timeout,
+        or ``failed``), ``timeout`` (this cell ran out of time), ``stuck`` (and the kernel did not stop when
+        interrupted, so nbval stopped it), ``died`` (the kernel died), ``error`` (the cell's exception)."""
         m = re.search(r"Cell (\d+)$", report.nodeid)
         if not m or report.when == "teardown" or (report.when == "setup" and report.passed):
             return
-        text = report.longreprtext if report.failed else ""
-        reason = str(getattr(report, "wasxfail", ""))
-        self.write({"cell": int(m.group(1)), "when": report.when, "outcome": report.outcome,
-                    "timeout": "Timeout of" in text or "timed out" in reason or "Timeout" in reason,
+        text = "" if report.passed else report.longreprtext          # a failure, also an expected one (xfail)
+        stuck = "Failed to interrupt kernel" in text or "exceeded waiting for output" in text
+        self.write({"cell": int(m.group(1)), "when": report.when, "outcome": "passed" if report.passed else "failed",
+                    "timeout": bool(getattr(report, "lessonlib_timed_out", False)) or stuck or "Timeout of" in text,
+                    "stuck": stuck,
                     "died": "Kernel dead" in text or "kernel died" in text or "KernelDied" in text,
-                    "error": getattr(report, "lessonlib_error", None) or (_summary(text) if text else reason[:300])})
+                    "error": getattr(report, "lessonlib_error", None) or (_summary(text) if text else "")})
 
     @pytest.hookimpl
     def pytest_unconfigure(self, config):

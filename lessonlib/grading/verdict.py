@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from .checker import NO_ANSWER
 from .screening import copied_reach, review_reasons, top_level_defs, untouched
 
 #: Every status a check can get, and what it means (the feedback files explain them with this; the
@@ -33,7 +34,7 @@ STATUSES = {
     "output-mismatch": "the grader's run of the check passed, but the check cell printed something else",
     "unverified": "the check cell printed the verdict, but the grader never ran this check",
     "error": "the check cell raised before the grader could run the check (e.g. a missing function)",
-    "timeout": "the notebook ran out of time before this check finished",
+    "timeout": "your code ran out of time (the limit per cell or per notebook) before this check finished",
     "kernel-died": "the kernel died (crash, os._exit or a signal) before this check finished",
     "not-run": "the check cell did not run",
     "unreadable": "the submission could not be read as a notebook",
@@ -154,21 +155,31 @@ def _outcome(cell, judge, flags):
     judged_pass = any(record.get("passed") for record in judge)
     if cell.state == "passed" and judged_pass:
         return "passed", ""
-    if judged_pass:
-        return ("output-mismatch" if cell.state == "failed" else cell.state,
-                "the grader's run of this check passed, but the check cell printed something else "
-                "(did your code print while the check ran, or replace print?)"
-                + (f"\n{cell.error}" if cell.error else ""))
-    if judge:
-        status = str(judge[-1].get("status") or "failed")
-        return (status if status in STATUSES else "failed"), str(judge[-1].get("message", ""))
+    if judged_pass and cell.state == "failed":
+        return ("output-mismatch", "the grader's run of this check passed, but the check cell printed something else "
+                "(did your code print while the check ran, or replace print?)" + (f"\n{cell.error}" if cell.error else ""))
+    if judged_pass:                                       # passed, then the cell ran out of time or the kernel died
+        return cell.state, cell.error
+    last = judge[-1] if judge else None
+    if last is not None and last.get("status") != NO_ANSWER:
+        status = str(last.get("status") or "failed")
+        return (status if status in STATUSES else "failed"), str(last.get("message", ""))
+    lost = str(last.get("message", "")) if last is not None else ""    # the call of the student's code in flight
+    status, message = _unjudged(cell, flags, lost=bool(lost))
+    return status, "\n".join(part for part in (lost, message) if part)
+
+
+def _unjudged(cell, flags, *, lost):
+    """(status, message) of a check the judge has no verdict for (``lost``: it stopped waiting for an answer)."""
     if cell.state == "passed":
-        return "unverified", "the check cell printed the verdict line, but the grader never ran this check"
+        return "unverified", ("the check cell printed the verdict line, but the grader's run of this check "
+                              + ("did not finish" if lost else "never ran"))
     if cell.state == "failed":
-        status, message = "error", cell.error or "the check cell raised"
-        for title, error in flags.answer_errors:
-            message += f"\nyour answer cell “{title}” raised: {error}"
-            if "NotAvailableWhileGrading" in error:
+        status, message = "error", (f"your code stopped the check: {cell.error}" if lost and cell.error
+                                    else cell.error or "the check cell raised")
+        for title, what in flags.answer_errors:
+            message += f"\nyour answer cell “{title}” {what}"
+            if "NotAvailableWhileGrading" in what:
                 status = "used-library"
         return status, message
     if cell.state == "not-run":
@@ -235,44 +246,62 @@ def cell_outcomes(roles, cells, finished, *, titles=None, cell_timeout=None, tim
     """``{check id: CellOutcome}`` from nbval's per-cell records, in the run's context.
 
     ``roles``: the graded notebook's :class:`~.notebook.CellRole` list; ``cells``: ``{code cell
-    number: record}``; ``finished``: whether nbval ended before the notebook's deadline; ``titles``:
-    ``{answer key: title}``; ``cell_timeout``, ``timeout``: the limits (seconds), for the messages.
-    A cell after one that timed out is ``timeout``; a cell that failed or did not run after the
-    kernel died is ``kernel-died``; a cell not run in a notebook that ran out of time is ``timeout``.
-    A record with ``deadline`` set timed out because the grader stopped the run at the notebook's deadline.
+    number: record}`` (see the plugin's ``_InnerReport``); ``finished``: whether nbval ended before
+    the notebook's deadline; ``titles``: ``{answer key: title}``; ``cell_timeout``, ``timeout``: the
+    limits (seconds), for the messages.
+
+    A cell that runs out of time is interrupted and nbval goes on: the cells after it count as they
+    ran. The kernel is gone after a cell that did not stop when interrupted (nbval then stops the
+    kernel), after the kernel died, and when the grader stopped the run at the notebook's deadline (a
+    record with ``deadline`` set); a check after that point that did not pass gets that story, told
+    in full on the first check it cost and pointed to on the later ones.
     """
     titles = titles or {}
-    timeout_at = min((n for n, rec in cells.items() if rec.get("timeout")), default=None)
-    died_at = min((n for n, rec in cells.items() if rec.get("died") and not rec.get("timeout")), default=None)
     cell_limit = f" ({cell_timeout:g} s per cell)" if cell_timeout else ""
     notebook_limit = f" ({timeout:g} s per notebook)" if timeout else ""
+    ended = min((n for n, rec in cells.items() if rec.get("died") or rec.get("stuck") or rec.get("deadline")),
+                default=None)
+    end = cells[ended] if ended is not None else {}
+    died = bool(end.get("died")) and not end.get("timeout")
+
+    def end_story(k):
+        """Why the checks from ``k`` on did not run (``k`` is the first check it cost)."""
+        if ended is None:
+            return f"the notebook ran out of time{notebook_limit} before this check"
+        if ended == k:
+            if died:
+                return "the kernel died while this check ran your code (a crash, os._exit or a signal)"
+            if end.get("deadline"):
+                return f"this check was running your code when the notebook ran out of time{notebook_limit}"
+            return f"this check ran out of time{cell_limit} while it ran your code, which did not stop when interrupted"
+        where = _where(roles[ended], titles)
+        if died:
+            return f"the kernel died while running {where} (a crash, os._exit or a signal)"
+        if end.get("deadline"):
+            return f"{where} ran out of time{notebook_limit}"
+        return f"{where} ran out of time{cell_limit} and did not stop when interrupted"
+
     out, told = {}, None
     for k, role in enumerate(roles):
         if role.kind != "check":
             continue
         rec = cells.get(k)
         state = _cell_state(rec)
-        if state != "passed" and timeout_at is not None and timeout_at <= k \
-                and (died_at is None or timeout_at <= died_at):
-            state = "timeout"                              # an earlier cell ran out of time
-        elif state in ("failed", "kernel-died", "not-run") and died_at is not None and died_at <= k:
-            state = "kernel-died"
-        elif state == "not-run" and not finished:
-            state = "timeout"                              # the whole notebook ran out of time
         error = (rec or {}).get("error", "") or ""
-        if state in ("timeout", "kernel-died"):
+        if state == "passed":
+            out[role.name] = CellOutcome(state)
+            continue
+        after_end = ended is not None and k > ended
+        if after_end or ended == k or (state == "not-run" and not finished):
+            if after_end or ended is None:                # the kernel was gone before this cell ran
+                state = "kernel-died" if died else "timeout"
             if told is not None:
                 error = f"it did not run: the notebook had stopped earlier (see {told})"
-            elif state == "kernel-died":
-                error = (f"the kernel died while running {_where(roles[died_at], titles)} "
-                         "(a crash, os._exit or a signal); the checks after it did not run")
-            elif timeout_at is not None:
-                limit = notebook_limit if cells[timeout_at].get("deadline") else cell_limit
-                error = (f"{_where(roles[timeout_at], titles)} ran out of time{limit}; "
-                         "the checks after it did not run")
             else:
-                error = f"the notebook ran out of time{notebook_limit} before this check; the checks after it did not run"
-            told = told or role.name
+                error, told = end_story(k) + "; the checks after it did not run", role.name
+        elif state == "timeout":                          # this check's call of the student's code; interrupted
+            error = (f"the check ran out of time{cell_limit} while it ran your code, and interrupted it: "
+                     "an endless loop, or a computation far too slow?")
         out[role.name] = CellOutcome(state, error)
     return out
 
@@ -303,6 +332,15 @@ def cell_file_names(sources):
     return {str(murmur2_x86(source, get_tmp_hash_seed())): title for source, title in sources}
 
 
+def run_notes(reference, run):
+    """Notes for the feedback on what the run did to the answer cells: those interrupted for time."""
+    titles = reference.answer_titles()
+    limit = f" ({run.cell_timeout:g} s per cell)" if run.cell_timeout else ""
+    return [f"your answer cell “{titles.get(role.name, role.name)}” ran out of time{limit} and was interrupted; "
+            "the cells after it ran on" for n, role in enumerate(run.roles)
+            if role.kind == "answer" and run.cells.get(n, {}).get("timeout") and not run.cells[n].get("stuck")]
+
+
 def check_results(reference, exercise, submission, copies, run, *, enforced):
     """``{check id: CheckResult}`` of one graded run (see :func:`verdict` for the rule).
 
@@ -315,7 +353,10 @@ def check_results(reference, exercise, submission, copies, run, *, enforced):
     titles = reference.answer_titles()
     outcomes = cell_outcomes(run.roles, run.cells, run.finished, titles=titles, cell_timeout=run.cell_timeout,
                              timeout=run.timeout)
-    answer_errors = {role.name: run.cells[n].get("error", "") for n, role in enumerate(run.roles)
+    cell_limit = f" ({run.cell_timeout:g} s per cell)" if run.cell_timeout else ""
+    answer_errors = {role.name: (f"ran out of time{cell_limit} and was interrupted" if run.cells[n].get("timeout")
+                                 else f"raised: {run.cells[n].get('error', '')}")
+                     for n, role in enumerate(run.roles)
                      if role.kind == "answer" and n in run.cells and run.cells[n].get("outcome") != "passed"}
     files = cell_file_names((submission.answers.get(k, ""), t) for k, t in titles.items())
     defs = top_level_defs(submission.answers)

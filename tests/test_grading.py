@@ -133,6 +133,19 @@ def test_prints_of_the_student_function_do_not_reach_the_cell():
     assert v.passed
 
 
+def test_an_error_inside_a_library_shows_the_students_lines_and_names_the_package_not_its_path():
+    """The "in your code" part of a message: the student's frames, and where the error was raised deeper."""
+    import sysconfig
+    ns = {"np": np}
+    exec(compile("def singular(q):\n    return np.linalg.inv(np.zeros((2, 2)))\n", "<ipython-input-7>", "exec"), ns)
+    v = run_check(EX.checks["rnea-full-chain"], [local(lambda *a, **k: ns["singular"](a))], seed=1, student="s")
+    assert v.status == "failed" and "raised LinAlgError: Singular matrix" in v.message
+    where = v.message.split("in your code:\n", 1)[1]
+    assert 'File "<ipython-input-7>", line 2, in singular' in where and where.rstrip().endswith("(raised inside numpy)")
+    assert sysconfig.get_paths()["purelib"] not in v.message and "site-packages" not in v.message
+    assert "client.py" not in where and "checker.py" not in where    # nor the grader's own frames
+
+
 def test_library_stand_in_gives_used_library():
     from lessonlib.grading.client import NotAvailableWhileGrading
 

@@ -49,11 +49,42 @@ class _LimitedBuffer(io.StringIO):
         return len(s)
 
 
+def _installed_roots():
+    """``{directory: name or None}``: where the Python installation, its packages and lessonlib live (never
+    the student's code). A file below a directory named ``None`` belongs to its first path component."""
+    import sysconfig
+    roots = {sys.prefix: None, sys.base_prefix: None, sys.exec_prefix: None}
+    roots.update((v, None) for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    roots.update((p, None) for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))  # a graded
+    roots[os.path.dirname(os.path.dirname(os.path.abspath(__file__)))] = "lessonlib"     # kernel: on sys.path only
+    return {os.path.join(os.path.realpath(r), ""): name for r, name in roots.items() if r}
+
+
+def _installed(filename, roots):
+    """The installed package (top-level name) a file belongs to, or None for the student's code."""
+    real = os.path.realpath(filename) if not filename.startswith("<") else filename
+    for root in sorted(roots, key=len, reverse=True):          # the deepest root: site-packages before the prefix
+        if real.startswith(root):
+            if roots[root]:
+                return roots[root]
+            rest = real[len(root):].split(os.sep)
+            rest = rest[rest.index("site-packages") + 1:] if "site-packages" in rest else rest
+            return os.path.splitext(rest[0])[0] if rest and rest[0] else "Python"
+    return None
+
+
 def _student_frames(tb):
-    """The traceback lines that belong to the student's code (not to the grading package)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    frames = [f for f in traceback.extract_tb(tb) if not os.path.abspath(f.filename).startswith(here)]
-    return "".join(traceback.format_list(frames[-3:]))[-1500:]
+    """The traceback lines of the student's own code, the deepest three; when the error was raised
+    deeper, inside an installed package (numpy, IPython's ``open``, ...), one line names the package
+    — no file of the grading machine is shown."""
+    roots = _installed_roots()
+    frames = traceback.extract_tb(tb)
+    own = [f for f in frames if _installed(f.filename, roots) is None]
+    text = "".join(traceback.format_list(own[-3:]))
+    inside = _installed(frames[-1].filename, roots) if frames else None
+    if own and inside is not None:
+        text += f"  (raised inside {inside})\n"
+    return text[-1500:]
 
 
 def call_student(fn, args, kwargs):

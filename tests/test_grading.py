@@ -727,7 +727,7 @@ def test_a_function_that_never_returns_times_out_its_checks_only_and_is_named(ba
         assert (c["status"], c["nbval"], c["judge"]) == ("timeout", "timeout", "fail"), c
         first, call, why = c["message"].splitlines()
         assert first.startswith(f"✗ [{cid}] ") and call.startswith("static_torques(") and tip in call
-        assert call.endswith(") did not return")
+        assert call.endswith(") did not return (your answer cell “(a) Static torques of two horizontal rods ([RNE05])”)")
         assert why == ("the check ran out of time (8 s per cell) while it ran your code, and interrupted it: an "
                        "endless loop, or a computation far too slow?")
     assert {s for cid, s in _statuses(batch, "looping_function.ipynb").items() if "static" not in cid} == {"passed"}

@@ -68,6 +68,21 @@ def test_the_key_changes_with_the_submission_the_reference_and_the_options(tmp_p
     assert reference_key(load_reference(other), Options()) != base
 
 
+def test_the_key_changes_with_the_graders_own_code(tmp_path, monkeypatch):
+    """A grader changed between two runs (a fix in the verdict rule, say) judges every submission anew."""
+    import lessonlib.grading.records as records
+    reference = load_reference(SOLUTION)
+    base = reference_key(reference, Options())
+    copy = tmp_path / "grading"
+    copy.mkdir()
+    for p in pathlib.Path(records.__file__).parent.glob("*.py"):
+        (copy / p.name).write_bytes(p.read_bytes())
+    monkeypatch.setattr(records, "__file__", str(copy / "records.py"))
+    assert reference_key(reference, Options()) == base                  # the same modules: the same key
+    (copy / "verdict.py").write_bytes((copy / "verdict.py").read_bytes() + b"\n# changed\n")
+    assert reference_key(reference, Options()) != base
+
+
 def test_records_live_beside_the_first_output():
     assert records_dir([None, "out/grades.json", "x.csv"]) == pathlib.Path("out/grades.json.records")
     assert records_dir(["report/"]) == pathlib.Path("report.records")

@@ -118,6 +118,10 @@ def test_a_call_that_never_returned_gets_the_cells_story_and_names_the_call():
     status, message = verdict(cell=dead, judge=[LOST], flags=Flags())
     assert status == "kernel-died" and message.startswith("✗ [c] static torques\nstatic_torques(0.5, 1) did not return\n"
                                                           "the kernel died while this check ran your code")
+    # where the function in flight is defined, when the check knows it
+    where = Flags(defined_in={"static_torques": "(a) Static torques"})
+    assert verdict(cell=slow, judge=[{**LOST, "function": "static_torques"}], flags=where)[1].splitlines()[1] == \
+        "static_torques(0.5, 1) did not return (your answer cell “(a) Static torques”)"
     # the student's own code stopped the call (a KeyboardInterrupt or SystemExit of its own)
     assert verdict(cell=CellOutcome("failed", "SystemExit: bye"), judge=[LOST], flags=Flags()) == (
         "error", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nyour code stopped the check: SystemExit: bye")

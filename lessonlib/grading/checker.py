@@ -231,7 +231,9 @@ class Context:
             raise _Failure(f"{_signature(fn, args, kwargs)} returned data that is not plain numbers: {exc}",
                            FAILED) from None
         except OSError:                                   # the kernel stopped answering (ConnectionError, timeout)
-            raise _Failure(f"{_signature(fn, args, kwargs)} did not return", NO_ANSWER) from None
+            failure = _Failure(f"{_signature(fn, args, kwargs)} did not return", NO_ANSWER)
+            failure.function = getattr(fn, "name", "")
+            raise failure from None
 
     def expect_shape(self, what, got, shape, *, call=""):
         """``got`` as a float array of the given ``shape``, or a failure naming ``what``."""
@@ -401,6 +403,7 @@ class _Failure(CheckFailed):
         self.text, self.status, self.hint = text, status, hint
         self.step, self.got, self.atol = step, got, atol
         self.notes = []                                   # lines added by suspects and known mistakes
+        self.function = ""                                # NO_ANSWER: the student function that did not return
 
     def __str__(self):
         return "\n".join([self.text] + [f"  {note}" for note in self.notes]
@@ -440,6 +443,7 @@ class Verdict:
     status: str
     line: str = ""
     message: str = ""
+    function: str = ""              # NO_ANSWER: the student function in flight
 
 
 class _Named:
@@ -530,7 +534,8 @@ def run_check(check, functions, *, seed, student):
                 exc.notes.append(f"likely mistake: {mistakes[0]}")
             elif mistakes:
                 exc.notes.append("likely mistake, one of: " + "; ".join(mistakes))
-        return Verdict(check.id, False, exc.status, message=f"✗ [{check.id}] {check.title}\n{exc}")
+        return Verdict(check.id, False, exc.status, message=f"✗ [{check.id}] {check.title}\n{exc}",
+                       function=exc.function)
     except OSError:                                       # between two calls: the kernel stopped answering
         return Verdict(check.id, False, NO_ANSWER, message=f"✗ [{check.id}] {check.title}\nyour code did not answer")
     except Exception as exc:                              # a bug in the checker, not the student's fault

@@ -166,7 +166,7 @@ class Judge:
         verdict = run_check(check, [RemoteFunction(conn, i) for i in range(len(check.functions))],
                             seed=seed, student=self.student)
         self.emit({"event": "verdict", "check": check.id, "attempt": attempt, "passed": verdict.passed,
-                   "status": verdict.status, "message": verdict.message[:4000]})
+                   "status": verdict.status, "message": verdict.message[:4000], "function": verdict.function})
         protocol.send(conn, {"op": "verdict", "passed": verdict.passed, "line": verdict.line,
                              "message": verdict.message})
 

@@ -2,8 +2,9 @@
 
 An interrupted run (Ctrl-C, a crash, a reboot) restarted with the same outputs grades only what is
 missing or changed: a submission's result is reused when its **key** is unchanged — the hash of
-the submission's bytes, of the reference's bytes, of the exercise's checker module, of the grading
-options that change a verdict, and of the lessonlib version. Each result is written to a temporary
+the submission's bytes, of the reference's bytes, of the exercise's checker module, of the grader's
+own modules (a grader changed between two runs judges anew), of the grading options that change a
+verdict, and of the lessonlib version. Each result is written to a temporary
 file and renamed into place (``os.replace``), so a record on disk is always whole.
 
 The directory sits beside the first output (``gradebook.csv.records/``, ...); delete it to regrade
@@ -36,13 +37,20 @@ def _file_sha(path):
         return "unreadable"
 
 
+def grader_key():
+    """The hash of the grader's own modules (``lessonlib/grading/*.py``; each exercise's checker apart)."""
+    here = Path(__file__).resolve().parent
+    return _sha("|".join(f"{p.name}:{_file_sha(p)}" for p in sorted(here.glob("*.py"))).encode())
+
+
 def reference_key(reference, options):
-    """What every record of a batch shares: the reference, its checker, the options, the library version."""
+    """What every record of a batch shares: the reference, its checker, the grader, the options, the version."""
     from .. import __version__                           # noqa: PLC0415
     spec = importlib.util.find_spec(f"{__package__}.exercises.{reference.exercise}")
     checker = _file_sha(spec.origin) if spec and spec.origin else "none"
     opts = {k: getattr(options, k, None) for k in KEYED_OPTIONS}
-    return _sha(json.dumps([_file_sha(reference.path), checker, opts, __version__], sort_keys=True).encode())
+    return _sha(json.dumps([_file_sha(reference.path), checker, grader_key(), opts, __version__],
+                           sort_keys=True).encode())
 
 
 def submission_key(path, batch_key):

@@ -133,7 +133,7 @@ class Flags:
     are still the exercise's stubs), or empty; ``answer_errors``: ``((answer cell title, error
     text), ...)`` of the failed answer cells that define the check's functions; ``run_error``: why
     the run did not reach the cell; ``grader_error``: a failure of the grader's side (the judge, the
-    walls) that voids the run.
+    walls) that voids the run; ``defined_in``: ``{function: answer cell title}`` of the check's functions.
     """
 
     copy: object = None
@@ -143,6 +143,7 @@ class Flags:
     answer_errors: tuple = ()
     run_error: str = ""
     grader_error: str = ""
+    defined_in: dict = field(default_factory=dict)
 
 
 def _copy_reason(c):
@@ -165,6 +166,8 @@ def _outcome(cell, judge, flags):
         status = str(last.get("status") or "failed")
         return (status if status in STATUSES else "failed"), str(last.get("message", ""))
     lost = str(last.get("message", "")) if last is not None else ""    # the call of the student's code in flight
+    if lost and flags.defined_in.get(last.get("function")):
+        lost += f" (your answer cell “{flags.defined_in[last['function']]}”)"
     status, message = _unjudged(cell, flags, lost=bool(lost))
     return status, "\n".join(part for part in (lost, message) if part)
 
@@ -380,6 +383,7 @@ def check_results(reference, exercise, submission, copies, run, *, enforced):
                       not_attempted=("your answer cell " + ", ".join(f"“{titles.get(k, k)}”" for k in stubs)
                                      + " is still the exercise's stub") if stubs else "",
                       run_error=run.run_error, grader_error=run.grader_error,
+                      defined_in={f: titles.get(defs[f][0], defs[f][0]) for f in named if f in defs},
                       answer_errors=tuple((titles.get(k, k), answer_errors[k]) for k in keys if k in answer_errors))
         records = by_check.get(c.id, [])
         cell = outcomes.get(c.id, CellOutcome("not-run"))

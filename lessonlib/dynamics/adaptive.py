@@ -33,11 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import positive
+from ..conventions import ZERO_GRAVITY
 from .aba import aba
 from .crba import crba
 from .regressor import base_parameters, inertial_parameters, regressor
-
-ZERO_GRAVITY = (0.0, 0.0, 0.0)
+from .simulate import rk4
 
 
 def slotine_li_regressor(model, q, qd, v, a, *, gravity=None):
@@ -186,12 +186,7 @@ def simulate_slotine_li(model, reference, *, Lambda, K_D, Gamma, dt, duration, t
         V[k] = 0.5 * s @ crba(model, q) @ s + 0.5 * err @ (err / Gam)
         if k == n_steps:
             break
-        k1 = derivative(t[k], q, qd, a_hat)
-        k2 = derivative(t[k] + dt / 2, *(x + dt / 2 * d for x, d in zip((q, qd, a_hat), k1)))
-        k3 = derivative(t[k] + dt / 2, *(x + dt / 2 * d for x, d in zip((q, qd, a_hat), k2)))
-        k4 = derivative(t[k] + dt, *(x + dt * d for x, d in zip((q, qd, a_hat), k3)))
-        q, qd, a_hat = (x + dt / 6 * (d1 + 2 * d2 + 2 * d3 + d4)
-                        for x, d1, d2, d3, d4 in zip((q, qd, a_hat), k1, k2, k3, k4))
+        q, qd, a_hat = rk4(derivative, t[k], (q, qd, a_hat), dt)
     return AdaptiveRun(t=t, q=Q, qd=QD, q_d=QDES, tau=TAU, theta_hat=A_HAT, theta=theta, V=V, base=base)
 
 

@@ -21,7 +21,9 @@ Integrators (``h = dt``), each one a named step function (:data:`STEPS`):
   method works on ``(q, p = M q̇)`` and is implicit there), and the energy error can grow
   ([Hairer, Lubich & Wanner 2006]); watch the energy column;
 * ``"rk4"`` (:func:`rk4_step`): classical fourth-order Runge–Kutta on ``(q, q̇)`` — four FD solves
-  per step, error O(h⁴) (also the step of :func:`lessonlib.constraints.simulate`).
+  per step, error O(h⁴) (also the step of :func:`lessonlib.constraints.simulate`). It is
+  :func:`rk4` for the state ``(q, q̇)``; :func:`rk4` also integrates states of more parts (an
+  adaptive controller's ``(q, q̇, θ̂)``, :func:`~lessonlib.dynamics.adaptive.simulate_slotine_li`).
 
 [WJ §2.3] warns that ID/FD agreeing at one instant does not make a long simulation accurate; the
 energy column of the :class:`Trajectory` is there to watch that.
@@ -61,6 +63,28 @@ def semi_implicit_euler_step(acceleration, t, q, qd, qdd, dt):
     return q + dt * qd_next, qd_next
 
 
+def rk4(rate, t, x, dt, *, k1=None):
+    """One classical Runge–Kutta step of ``ẋ = rate(t, *x)``, the state ``x`` a tuple of arrays.
+
+    ``rate(t, *x)`` returns the tuple of their derivatives; ``k1``: ``rate(t, *x)``, when the caller
+    has it already (the first stage). Returns the state at ``t + dt``, a tuple like ``x``::
+
+        k1 = f(t, x),  k2 = f(t + h/2, x + h/2 k1),  k3 = f(t + h/2, x + h/2 k2),  k4 = f(t + h, x + h k3)
+        x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
+
+    >>> (y,) = rk4(lambda t, y: (-y,), 0.0, (np.array([1.0]),), 0.1)
+    >>> round(float(y[0]), 7), round(float(np.exp(-0.1)), 7)          # ẏ = −y: e^(−t)
+    (0.9048375, 0.9048374)
+    """
+    def at(k, h):
+        return tuple(xi + h * ki for xi, ki in zip(x, k))
+    k1 = rate(t, *x) if k1 is None else k1
+    k2 = rate(t + dt / 2, *at(k1, dt / 2))
+    k3 = rate(t + dt / 2, *at(k2, dt / 2))
+    k4 = rate(t + dt, *at(k3, dt))
+    return tuple(xi + dt / 6 * (a + 2 * b + 2 * c + d) for xi, a, b, c, d in zip(x, k1, k2, k3, k4))
+
+
 def rk4_step(acceleration, t, q, qd, qdd, dt):
     """One classical Runge–Kutta step of ``d/dt (q, q̇) = (q̇, q̈)`` with ``q̈ = acceleration(t, q, q̇)``.
 
@@ -71,12 +95,7 @@ def rk4_step(acceleration, t, q, qd, qdd, dt):
     >>> round(float(q[0]), 6), round(float(np.cos(0.1)), 6)              # q̈ = −q from rest at 1: cos t
     (0.995004, 0.995004)
     """
-    k1 = (qd, qdd)
-    k2 = (qd + dt / 2 * k1[1], acceleration(t + dt / 2, q + dt / 2 * k1[0], qd + dt / 2 * k1[1]))
-    k3 = (qd + dt / 2 * k2[1], acceleration(t + dt / 2, q + dt / 2 * k2[0], qd + dt / 2 * k2[1]))
-    k4 = (qd + dt * k3[1], acceleration(t + dt, q + dt * k3[0], qd + dt * k3[1]))
-    return (q + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0]),
-            qd + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1]))
+    return rk4(lambda t, q, qd: (qd, acceleration(t, q, qd)), t, (q, qd), dt, k1=(qd, qdd))
 
 
 #: The integrators of :func:`simulate`: name -> step ``(acceleration, t, q, q̇, q̈, dt) -> (q⁺, q̇⁺)``.

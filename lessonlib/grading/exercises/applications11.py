@@ -64,6 +64,7 @@ from ...dynamics.friction import SMOOTH_EPS, Friction, friction_regressor, strib
 from ...dynamics.regressor import (base_parameters, check_excitation_band, fourier_trajectory, identify,
                                    identify_with_friction, inertial_parameters, model_with_parameters, regressor,
                                    synthetic_measurements)
+from ...dynamics.simulate import rk4
 from ..checker import Exercise, Variant
 from ._common import random_chain, random_gravity
 
@@ -719,15 +720,6 @@ def sl_law(ctx, sl_control, sl_regressor):
             ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], call=call, hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
 
 
-def _rk4(rate, t, x, dt):
-    """One classical RK4 step of ``ẋ = rate(t, *x)`` for a tuple of arrays ``x``."""
-    k1 = rate(t, *x)
-    k2 = rate(t + dt / 2, *(xi + dt / 2 * d for xi, d in zip(x, k1)))
-    k3 = rate(t + dt / 2, *(xi + dt / 2 * d for xi, d in zip(x, k2)))
-    k4 = rate(t + dt, *(xi + dt * d for xi, d in zip(x, k3)))
-    return tuple(xi + dt / 6 * (d1 + 2 * d2 + 2 * d3 + d4) for xi, d1, d2, d3, d4 in zip(x, k1, k2, k3, k4))
-
-
 def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
     """``V = ½ sᵀ M s + ½ θ̃ᵀ Γ⁻¹ θ̃`` with ``s = q̇ − q̇_r``, ``q̇_r = q̇_d − Λ (q − q_d)``."""
     q_d, qd_d, _ = reference(t)
@@ -788,7 +780,7 @@ def sl_closed_loop(ctx, sl_control):
     x = (q, qd, a_hat)
     for k in range(steps):
         t = k * dt
-        x = _rk4(rate, t, x, dt)
+        x = rk4(rate, t, x, dt)
         V.append(lyapunov(t + dt, *x))
         # V̇ ≤ 0 holds for the exact motion; an RK4 step can still raise V by its truncation error where V̇ ≈ 0,
         # and the law as asked shows that error on this very run: allow as much, and 1e-6 V(0) on top

@@ -64,7 +64,8 @@ EXERCISE = Exercise(
              "lessonlib.dynamics.terms:forward_dynamics", "lessonlib.dynamics.terms:jacobian_transpose_force",
              "lessonlib.dynamics.denoc:denoc_matrices", "lessonlib.dynamics.denoc:generalized_inertia",
              "lessonlib.dynamics.denoc:convective_inertia", "lessonlib.dynamics.lagrange:_derive",
-             "lessonlib.dynamics.energy:kinetic_energy", "lessonlib.kinematics:jacobian"),
+             "lessonlib.dynamics.energy:kinetic_energy", "lessonlib.dynamics.closed_form:closed_form_coefficients",
+             "lessonlib.kinematics:jacobian"),
     copy_targets=("lessonlib.dynamics.crba", "lessonlib.dynamics.terms", "lessonlib.dynamics.aba", "lessonlib.batch"))
 
 #: A backward-stable solve of ``M x = b`` leaves a relative residual ``‖M x − b‖ / (‖M‖ ‖x‖)`` of a few

@@ -31,8 +31,11 @@ from ._common import random_chain, random_gravity
 
 EXERCISE = Exercise(
     "simulation10", notebook="10_simulation.ipynb", title="Lesson 10 — integrators, energy drift and friction",
-    blocked=("lessonlib.dynamics.simulate:simulate", "lessonlib.dynamics.friction:stribeck",
-             "lessonlib.dynamics.friction:coulomb_smooth", "lessonlib.constraints"),
+    blocked=("lessonlib.dynamics.simulate:simulate", "lessonlib.dynamics.simulate:rk4",
+             "lessonlib.dynamics.simulate:rk4_step", "lessonlib.dynamics.simulate:semi_implicit_euler_step",
+             "lessonlib.dynamics.simulate:euler_step", "lessonlib.dynamics.friction:stribeck",
+             "lessonlib.dynamics.friction:coulomb_smooth", "lessonlib.dynamics.friction:friction_regressor",
+             "lessonlib.constraints"),
     copy_targets=("lessonlib.dynamics.simulate", "lessonlib.dynamics.friction"))
 
 INTEGRATORS = ("euler", "semi_implicit_euler", "rk4")

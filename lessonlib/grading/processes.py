@@ -41,13 +41,21 @@ def _children(pid):
     return kids
 
 
-def kill_children(pid):
-    """SIGKILL the direct children of ``pid`` (a subreaper's: every orphan below it comes back to it)."""
-    for kid in _children(pid):
+def _kill(pids):
+    """SIGKILL each of ``pids``; returns those the signal reached."""
+    killed = []
+    for pid in pids:
         try:
-            os.kill(kid, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
         except OSError:
             pass
+    return killed
+
+
+def kill_children(pid):
+    """SIGKILL the direct children of ``pid`` (a subreaper's: every orphan below it comes back to it)."""
+    _kill(_children(pid))
 
 
 def descendants(pid):
@@ -81,12 +89,7 @@ def kill_tree(proc):
     """SIGKILL a subprocess started with ``start_new_session=True`` and everything below it."""
     killed = []
     for _ in range(3):
-        for pid in descendants(proc.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-            except OSError:
-                pass
+        killed += _kill(descendants(proc.pid))
     _wait_gone(killed)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -109,7 +112,7 @@ def sweep(root, workdir):
     its forks) or its working directory is the kernel's (what the kernel spawned). Catches what
     escaped the process tree, e.g. when student code killed its nbval parent.
     """
-    marks, me, killed = (os.fspath(root).encode(), os.fspath(workdir)), os.getpid(), []
+    marks, me, hits = (os.fspath(root).encode(), os.fspath(workdir)), os.getpid(), []
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
@@ -124,9 +127,5 @@ def sweep(root, workdir):
         except OSError:
             continue
         if hit:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-            except OSError:
-                pass
-    _wait_gone(killed)
+            hits.append(pid)
+    _wait_gone(_kill(hits))

@@ -210,3 +210,20 @@ def test_not_attempted_needs_every_cell_of_the_check_untouched():
     assert untouched({"a": "", "b": ""}, reference, ("f", "g")) == ["a", "b"]             # deleted counts too
     assert untouched({"a": stub, "b": "def g(x):\n    return 1\n"}, reference, ("f", "g")) == []
     assert untouched({"a": "def f(x):\n    return 2 * x\n"}, reference, ("f",)) == []
+
+
+def test_the_feedback_notes_an_interrupted_answer_cell_and_only_that():
+    from lessonlib.grading.run import RunRecord
+    from lessonlib.grading.verdict import run_notes
+
+    class Reference:
+        @staticmethod
+        def answer_titles():
+            return TITLES
+    cells = {0: OK, 1: {"outcome": "failed", "timeout": True}, 2: OK, 3: {"outcome": "failed", "error": "NameError: x"}}
+    run = RunRecord(roles=ROLES, cells=cells, cell_timeout=60, timeout=600)
+    assert run_notes(Reference, run) == ["your answer cell “(a) First part” ran out of time (60 s per cell) and was "
+                                         "interrupted; the cells after it ran on"]
+    for ended in ({"stuck": True}, {"deadline": True}):          # then nothing ran on: the checks tell the story
+        run.cells[1] = {"outcome": "failed", "timeout": True, **ended}
+        assert run_notes(Reference, run) == []

@@ -130,8 +130,9 @@ class Flags:
     reasons to withhold a pass for review (code that could read files where the kernel had no
     walls); ``denied``: the student's code's attempts to reach outside the walls (each a dict with
     ``path`` and ``function``); ``not_attempted``: why the answer counts as not attempted (its cells
-    are still the exercise's stubs), or empty; ``answer_errors``: ``((answer cell title, error
-    text), ...)`` of the failed answer cells that define the check's functions; ``run_error``: why
+    are still the exercise's stubs), or empty; ``answer_errors``: ``((answer cell title, what
+    happened), ...)`` of the failed answer cells that define the check's functions (``"raised:
+    NameError: ..."``, ``"ran out of time (60 s per cell) and was interrupted"``); ``run_error``: why
     the run did not reach the cell; ``grader_error``: a failure of the grader's side (the judge, the
     walls) that voids the run; ``defined_in``: ``{function: answer cell title}`` of the check's functions.
     """
@@ -335,13 +336,23 @@ def cell_file_names(sources):
     return {str(murmur2_x86(source, get_tmp_hash_seed())): title for source, title in sources}
 
 
+def _answer_cell_failure(rec, run):
+    """What happened to an answer cell that did not pass, in the words of "your answer cell “…” ..."."""
+    if not rec.get("timeout"):
+        return f"raised: {rec.get('error', '')}"
+    if rec.get("deadline"):
+        return f"ran out of time ({run.timeout:g} s per notebook)" if run.timeout else "ran out of time"
+    limit = f" ({run.cell_timeout:g} s per cell)" if run.cell_timeout else ""
+    return f"ran out of time{limit} and " + ("did not stop when interrupted" if rec.get("stuck") else "was interrupted")
+
+
 def run_notes(reference, run):
     """Notes for the feedback on what the run did to the answer cells: those interrupted for time."""
     titles = reference.answer_titles()
-    limit = f" ({run.cell_timeout:g} s per cell)" if run.cell_timeout else ""
-    return [f"your answer cell “{titles.get(role.name, role.name)}” ran out of time{limit} and was interrupted; "
+    return [f"your answer cell “{titles.get(role.name, role.name)}” {_answer_cell_failure(run.cells[n], run)}; "
             "the cells after it ran on" for n, role in enumerate(run.roles)
-            if role.kind == "answer" and run.cells.get(n, {}).get("timeout") and not run.cells[n].get("stuck")]
+            if role.kind == "answer" and run.cells.get(n, {}).get("timeout")
+            and not (run.cells[n].get("stuck") or run.cells[n].get("deadline"))]
 
 
 def check_results(reference, exercise, submission, copies, run, *, enforced):
@@ -356,10 +367,7 @@ def check_results(reference, exercise, submission, copies, run, *, enforced):
     titles = reference.answer_titles()
     outcomes = cell_outcomes(run.roles, run.cells, run.finished, titles=titles, cell_timeout=run.cell_timeout,
                              timeout=run.timeout)
-    cell_limit = f" ({run.cell_timeout:g} s per cell)" if run.cell_timeout else ""
-    answer_errors = {role.name: (f"ran out of time{cell_limit} and was interrupted" if run.cells[n].get("timeout")
-                                 else f"raised: {run.cells[n].get('error', '')}")
-                     for n, role in enumerate(run.roles)
+    answer_errors = {role.name: _answer_cell_failure(run.cells[n], run) for n, role in enumerate(run.roles)
                      if role.kind == "answer" and n in run.cells and run.cells[n].get("outcome") != "passed"}
     files = cell_file_names((submission.answers.get(k, ""), t) for k, t in titles.items())
     defs = top_level_defs(submission.answers)

@@ -55,8 +55,9 @@ def _installed_roots():
     import sysconfig
     roots = {sys.prefix: None, sys.base_prefix: None, sys.exec_prefix: None}
     roots.update((v, None) for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib"))
-    roots.update((p, None) for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))  # a graded
-    roots[os.path.dirname(os.path.dirname(os.path.abspath(__file__)))] = "lessonlib"     # kernel: on sys.path only
+    # a graded kernel runs the base interpreter with the venv's site-packages on sys.path only
+    roots.update((p, None) for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))
+    roots[os.path.dirname(os.path.dirname(os.path.abspath(__file__)))] = "lessonlib"
     return {os.path.join(os.path.realpath(r), ""): name for r, name in roots.items() if r}
 
 

@@ -83,6 +83,43 @@ def test_the_key_changes_with_the_graders_own_code(tmp_path, monkeypatch):
     assert reference_key(reference, Options()) != base
 
 
+def test_a_result_finished_when_ctrl_c_comes_is_recorded_all_the_same(tmp_path, monkeypatch):
+    """Ctrl-C between a result and its record (here: during the record's write) loses neither."""
+    import threading
+
+    from lessonlib.grading import grader
+
+    class Shared:
+        abort = threading.Event()
+
+    def graded(reference, path, options, *, name, shared):
+        result = SubmissionResult(name, str(path), student_id=name)
+        result.checks = {"c": CheckResult("c", 1, 1, "passed")}
+        return result
+
+    class Flaky(Records):
+        interrupted = False
+
+        def put(self, name, key, result):
+            if not Flaky.interrupted:                      # the user's Ctrl-C, in the middle of the first write
+                Flaky.interrupted = True
+                raise KeyboardInterrupt
+            super().put(name, key, result)
+
+    monkeypatch.setattr(grader, "grade_submission", graded)
+    subs = []
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.ipynb").write_text(name)
+        subs.append((f"{name}.ipynb", tmp_path / f"{name}.ipynb"))
+    records = Flaky(tmp_path / "out.records")
+    reference = load_reference(SOLUTION)
+    with pytest.raises(grader.Interrupted) as stopped:
+        grader.grade_batch(reference, subs, Options(), jobs=1, progress=False, shared=Shared(), records=records)
+    finished = [r.submission for r in stopped.value.results if not r.interrupted]
+    assert finished and all(records.get(n, submission_key(p, reference_key(reference, Options())))
+                            for n, p in subs if n in finished)
+
+
 def test_records_live_beside_the_first_output():
     assert records_dir([None, "out/grades.json", "x.csv"]) == pathlib.Path("out/grades.json.records")
     assert records_dir(["report/"]) == pathlib.Path("report.records")

@@ -238,23 +238,29 @@ def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, 
         from tqdm import tqdm                              # noqa: PLC0415
         bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook", desc="grading",
                    file=sys.stderr)
-    pool, futures = ThreadPoolExecutor(max_workers=max(1, int(jobs))), {}
+    pool, futures, recorded = ThreadPoolExecutor(max_workers=max(1, int(jobs))), {}, set()
+
+    def record(i):
+        if records is not None and i not in recorded and not results[i].interrupted:
+            records.put(submissions[i][0], keys[i], results[i])
+            recorded.add(i)
+
     try:
         futures = {pool.submit(grade_submission, reference, submissions[i][1], options, name=submissions[i][0],
                                shared=shared): i for i in todo}
         for future in as_completed(futures):
             i = futures[future]
             results[i] = future.result()
-            if records is not None and not results[i].interrupted:
-                records.put(submissions[i][0], keys[i], results[i])
+            record(i)
             if bar is not None:
                 bar.update(1)
     except KeyboardInterrupt:
         shared.abort.set()                                 # every running graded run stops now
         pool.shutdown(wait=True, cancel_futures=True)
-        for future, i in futures.items():
-            if results[i] is None and future.done() and not future.cancelled() and future.exception() is None:
+        for future, i in futures.items():                  # what finished before Ctrl-C is kept, and recorded
+            if future.done() and not future.cancelled() and future.exception() is None:
                 results[i] = future.result()
+                record(i)
         raise Interrupted([r if r is not None and not r.interrupted else _pending(reference, name, path)
                            for r, (name, path) in zip(results, submissions)]) from None
     finally:

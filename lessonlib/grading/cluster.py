@@ -91,7 +91,7 @@ def grade_on_cluster(reference, submissions, options, *, scheduler, records=None
         from tqdm import tqdm                              # noqa: PLC0415
         bar = tqdm(total=len(submissions), initial=sum(r is not None for r in results), unit="notebook",
                    desc="grading", file=sys.stderr)
-    futures = {}
+    futures, arrived, recorded = {}, set(), set()
     try:
         for i, (name, path) in enumerate(submissions):
             if results[i] is not None:
@@ -114,8 +114,10 @@ def grade_on_cluster(reference, submissions, options, *, scheduler, records=None
             try:
                 results[i] = SubmissionResult.from_record(future.result())
                 results[i].path = os.fspath(path)
+                arrived.add(i)
                 if records is not None:
                     records.put(name, keys[i], results[i])
+                    recorded.add(i)
             except Exception as exc:                       # the task failed for good: a row all the same
                 results[i] = _failed(reference, name, path, f"the cluster task failed: {type(exc).__name__}: {exc}")
             if bar is not None:
@@ -123,6 +125,8 @@ def grade_on_cluster(reference, submissions, options, *, scheduler, records=None
     except KeyboardInterrupt:
         from .grader import Interrupted, _pending          # noqa: PLC0415
         client.cancel(list(futures))
+        for i in (arrived - recorded) if records is not None else ():      # arrived just before Ctrl-C
+            records.put(submissions[i][0], keys[i], results[i])
         raise Interrupted([r if r is not None else _pending(reference, name, path)
                            for r, (name, path) in zip(results, submissions)]) from None
     finally:

@@ -14,6 +14,7 @@ computes the same mass matrix by another formula. Two guards:
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import pathlib
@@ -51,6 +52,7 @@ def _state():
     return model, (q, qd, x, y)
 
 
+@functools.cache                                          # collection and the test both ask
 def _answers(path):
     """``{name: function}``: the solution's answers that take ``model`` and arrays of the state only."""
     nb = nbformat.read(str(path), as_version=4)

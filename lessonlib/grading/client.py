@@ -50,28 +50,27 @@ class _LimitedBuffer(io.StringIO):
 
 
 def _installed_roots():
-    """``{directory: name or None}``: where the Python installation, its packages and lessonlib live (never
-    the student's code). A file below a directory named ``None`` belongs to its first path component."""
+    """``{directory: name or None}``: where the standard library, the site packages and lessonlib live
+    (never the student's code). Below a directory named ``None``, a file belongs to the package named
+    by its first path component."""
     import sysconfig
-    roots = {sys.prefix: None, sys.base_prefix: None, sys.exec_prefix: None}
-    roots.update((v, None) for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    paths = sysconfig.get_paths()
+    roots = dict.fromkeys(paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))
     # a graded kernel runs the base interpreter with the venv's site-packages on sys.path only
-    roots.update((p, None) for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))
+    roots.update(dict.fromkeys(p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")))
     roots[os.path.dirname(os.path.dirname(os.path.abspath(__file__)))] = "lessonlib"
     return {os.path.join(os.path.realpath(r), ""): name for r, name in roots.items() if r}
 
 
 def _installed(filename, roots):
     """The installed package (top-level name) a file belongs to, or None for the student's code."""
+    if filename.startswith("<frozen "):                    # the import machinery
+        return "Python"
     real = os.path.realpath(filename) if not filename.startswith("<") else filename
-    for root in sorted(roots, key=len, reverse=True):          # the deepest root: site-packages before the prefix
-        if real.startswith(root):
-            if roots[root]:
-                return roots[root]
-            rest = real[len(root):].split(os.sep)
-            rest = rest[rest.index("site-packages") + 1:] if "site-packages" in rest else rest
-            return os.path.splitext(rest[0])[0] if rest and rest[0] else "Python"
-    return None
+    root = max((r for r in roots if real.startswith(r)), key=len, default=None)     # site-packages before stdlib
+    if root is None:
+        return None
+    return roots[root] or os.path.splitext(real[len(root):].split(os.sep)[0])[0]
 
 
 def _student_frames(tb):

@@ -114,8 +114,8 @@ def grade_on_cluster(reference, submissions, options, *, scheduler, records=None
             try:
                 results[i] = SubmissionResult.from_record(future.result())
                 results[i].path = os.fspath(path)
-                arrived.add(i)
                 if records is not None:
+                    arrived.add(i)
                     records.put(name, keys[i], results[i])
                     recorded.add(i)
             except Exception as exc:                       # the task failed for good: a row all the same
@@ -125,7 +125,7 @@ def grade_on_cluster(reference, submissions, options, *, scheduler, records=None
     except KeyboardInterrupt:
         from .grader import Interrupted, _pending          # noqa: PLC0415
         client.cancel(list(futures))
-        for i in (arrived - recorded) if records is not None else ():      # arrived just before Ctrl-C
+        for i in arrived - recorded:                       # arrived just before Ctrl-C: recorded all the same
             records.put(submissions[i][0], keys[i], results[i])
         raise Interrupted([r if r is not None else _pending(reference, name, path)
                            for r, (name, path) in zip(results, submissions)]) from None

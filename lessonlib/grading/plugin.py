@@ -242,7 +242,7 @@ class _InnerReport:
         text = "" if report.passed else report.longreprtext          # a failure, also an expected one (xfail)
         stuck = "Failed to interrupt kernel" in text or "exceeded waiting for output" in text
         self.write({"cell": int(m.group(1)), "when": report.when, "outcome": "passed" if report.passed else "failed",
-                    "timeout": bool(getattr(report, "lessonlib_timed_out", False)) or stuck or "Timeout of" in text,
+                    "timeout": bool(getattr(report, "lessonlib_timed_out", False)) or stuck,
                     "stuck": stuck,
                     "died": "Kernel dead" in text or "kernel died" in text or "KernelDied" in text,
                     "error": getattr(report, "lessonlib_error", None) or (_summary(text) if text else "")})

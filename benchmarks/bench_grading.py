@@ -39,7 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lessonlib.grading import grader                          # noqa: E402
-from lessonlib.grading.authoring import answers_of, filled     # noqa: E402
+from lessonlib.grading.checks.authoring import answers_of, filled     # noqa: E402
 from lessonlib.grading.notebook import load_reference          # noqa: E402
 
 SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"

@@ -2,7 +2,7 @@
 
 ``python -I -S leak_probe.py SANDBOX_LIB INPUT.json OUTPUT.json SITE_DIR...`` — the interpreter sees
 what a graded kernel sees (the stripped, stubbed copy of lessonlib first on ``sys.path``, the site
-packages after it). ``INPUT.json`` holds a :mod:`lessonlib.grading.protocol`-encoded robot and state
+packages after it). ``INPUT.json`` holds a :mod:`lessonlib.grading.kernel.protocol`-encoded robot and state
 ``{"model", "q", "qd", "x"}``; every public function of every lessonlib module is called as
 ``f(model, q)``, ``f(model, q, qd)`` and ``f(model, q, qd, x)`` (``x`` stands for q̈ or τ), each call
 cut off after a second. ``OUTPUT.json`` maps ``"module.function/arity"`` to the float arrays the call
@@ -70,9 +70,10 @@ def main(lib, source, target, *site):
     sys.path[:] = [lib] + [p for p in sys.path if p] + list(site)    # the graded library first, as in a kernel
     import numpy as np
 
-    from lessonlib.grading import protocol
+    from lessonlib import model as models
+    from lessonlib.grading.kernel import protocol
     with open(source, encoding="utf-8") as fh:
-        data = protocol.decode(json.load(fh))
+        data = protocol.decode(json.load(fh), model=models)
     model, q, qd, x = data["model"], data["q"], data["qd"], data["x"]
     signal.signal(signal.SIGALRM, _alarm)
     out, failed = {}, {}

@@ -563,8 +563,8 @@ def _exercise12():
     nbformat = pytest.importorskip("nbformat")
     from pathlib import Path
 
-    from lessonlib.grading import authoring
-    from lessonlib.grading.checker import load_exercise, run_check
+    from lessonlib.grading.checks import authoring
+    from lessonlib.grading.checks.checker import load_exercise, run_check
     root = Path(__file__).resolve().parents[1]
     return (nbformat, authoring, load_exercise("constrained12"), run_check,
             nbformat.read(str(root / "solutions" / "12_constrained.ipynb"), as_version=4),
@@ -580,8 +580,8 @@ def test_exercise12_solution_passes_and_the_blank_is_in_sync():
 
 
 def test_exercise12_checks_fail_readably_on_wrong_answers():
-    from lessonlib.grading.client import local_function as local
-    from lessonlib.grading.exercises.constrained12 import pin_gap_jacobian
+    from lessonlib.grading.checks.preview import local_function as local
+    from lessonlib.grading.checks.exercises.constrained12 import pin_gap_jacobian
     _, _, ex, run_check, _, _ = _exercise12()
     absolute = lambda q, lengths: pin_gap_jacobian([q[0], q[1] - q[0], q[2]], lengths)   # noqa: E731  q1 taken as θ3
     v = run_check(ex.checks["fourbar-jacobian"], [local(absolute)], seed=1, student="s")
@@ -592,7 +592,7 @@ def test_exercise12_checks_fail_readably_on_wrong_answers():
 
 def test_exercise12_blocks_the_constraint_layer_but_not_the_four_bar_itself():
     import importlib
-    from lessonlib.grading.exercises.constrained12 import EXERCISE
+    from lessonlib.grading.checks.exercises.constrained12 import EXERCISE
     blocked = {b.partition(":")[2] for b in EXERCISE.blocked}
     assert {"constraint_jacobian", "noc", "inverse_dynamics", "four_bar_lagrange", "constraint_terms"} <= blocked
     assert not {"four_bar", "four_bar_q", "four_bar_angles", "ClosedChainModel"} & blocked

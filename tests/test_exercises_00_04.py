@@ -15,9 +15,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from lessonlib.grading import authoring
-from lessonlib.grading.checker import exercise_names, load_exercise, run_check
-from lessonlib.grading.client import local_function
+from lessonlib.grading.checks import authoring
+from lessonlib.grading.checks.checker import exercise_names, load_exercise, run_check
+from lessonlib.grading.checks.preview import local_function
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = {"00_tour": "tour00", "01_lie_groups": "lie_groups01", "02_lie_algebra": "lie_algebra02",
@@ -225,7 +225,7 @@ def test_wrong_answers_get_exactly_the_partial_credit_and_a_readable_message(ste
 
 
 def test_a_library_stand_in_is_reported_as_used_library():
-    from lessonlib.grading.client import NotAvailableWhileGrading
+    from lessonlib.grading import NotAvailableWhileGrading
 
     def uses_library(*a, **k):
         raise NotAvailableWhileGrading("lessonlib.so3.exp is not available while grading")
@@ -248,7 +248,7 @@ def test_a_wrong_return_type_fails_readably_not_as_a_checker_error():
 # --- the references themselves --------------------------------------------------------------------------------
 
 def test_worked_numbers_of_the_seeds_and_lessons():
-    from lessonlib.grading.exercises import lagrange04, lie_groups01
+    from lessonlib.grading.checks.exercises import lagrange04, lie_groups01
     db4 = lagrange04.DB4_ARM
     assert np.allclose(lagrange04.gravity_closed(np.zeros(2), db4), [(2943 + 981) / 80, 981 / 80])   # q = 0
     assert np.allclose(lagrange04.gravity_closed([0.0, np.pi / 2], db4), [2943 / 80, 0.0])

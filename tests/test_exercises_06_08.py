@@ -21,11 +21,13 @@ import numpy as np
 import pytest
 
 from lessonlib import samples
-from lessonlib.grading import authoring, copydetect
-from lessonlib.grading.checker import CHECKER_ERROR, USED_LIBRARY, exercise_names, load_exercise, run_check
-from lessonlib.grading.client import NotAvailableWhileGrading, local_function
-from lessonlib.grading.exercises import rnea_poe06, mass_matrix08
-from lessonlib.grading.sandbox import build_sandbox
+from lessonlib.grading import copydetect
+from lessonlib.grading.checks import authoring
+from lessonlib.grading.checks.checker import CHECKER_ERROR, USED_LIBRARY, exercise_names, load_exercise, run_check
+from lessonlib.grading import NotAvailableWhileGrading
+from lessonlib.grading.checks.preview import local_function
+from lessonlib.grading.checks.exercises import rnea_poe06, mass_matrix08
+import sandbox_world
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
@@ -262,11 +264,6 @@ def test_solutions_are_not_copies_and_pasted_library_code_is(name):
 # --- the graded kernel's sandbox: blocked and available ---------------------------------------------------------
 
 PROBE = r'''
-import json, sys
-cfg = json.load(open(sys.argv[1]))
-exec(open(sys.argv[2]).read().split("def main")[0])          # the _Denied finder
-sys.path[:] = [cfg["lib"]] + [p for p in sys.path if p] + cfg["site"]
-sys.meta_path.insert(0, _Denied(cfg["denied"], cfg["denied_prefixes"]))
 import numpy as np
 from lessonlib import samples
 arm = samples.planar_2link()
@@ -313,9 +310,5 @@ SANDBOX = {
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_sandbox_blocks_what_the_exercise_asks_for_and_keeps_what_it_needs(name, tmp_path):
-    build_sandbox(tmp_path / "sb", load_exercise(name), judge_address="127.0.0.1:1", token="t", workdir=tmp_path)
-    res = subprocess.run([sys.executable, "-I", "-S", "-c", PROBE, str(tmp_path / "sb" / "boot.json"),
-                          str(tmp_path / "sb" / "kernel_boot.py"), json.dumps(list(SANDBOX[name]))],
-                         capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert json.loads(res.stdout.strip().splitlines()[-1]) == SANDBOX[name]
+    out, _ = sandbox_world.run(tmp_path, load_exercise(name), PROBE, json.dumps(list(SANDBOX[name])))
+    assert out == SANDBOX[name]

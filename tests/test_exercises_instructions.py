@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from lessonlib.grading.checker import load_exercise, run_check
-from lessonlib.grading.client import local_function
+from lessonlib.grading.checks.checker import load_exercise, run_check
+from lessonlib.grading.checks.preview import local_function
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"lie_groups01": "01_lie_groups.ipynb", "lie_algebra02": "02_lie_algebra.ipynb",
@@ -99,7 +99,7 @@ def test_03_a_looser_tolerance_fails_and_the_stated_one_passes():
 # --- 04: "derive with sympy" — what is graded is the numbers; a typed-in derivation passes --------------------
 
 def test_04_a_hand_derivation_in_numpy_is_accepted():
-    from lessonlib.grading.exercises import lagrange04
+    from lessonlib.grading.checks.exercises import lagrange04
     ns = {"mass_matrix_2link": lambda q, arm: lagrange04.mass_closed(np.asarray(q), arm),
           "gravity_2link": lambda q, arm: lagrange04.gravity_closed(np.asarray(q), arm)}
     for check_id in ("lagrange-mass-db4", "lagrange-mass-random", "lagrange-gravity-db4", "lagrange-gravity-random"):
@@ -109,7 +109,7 @@ def test_04_a_hand_derivation_in_numpy_is_accepted():
 # --- 05, 06: "put (b) and (c) together", "use your functions from (a)-(c)" — a one-piece answer passes ---------
 
 def test_05_and_06_answers_that_do_not_call_the_earlier_functions_are_accepted():
-    from lessonlib.grading.exercises import rnea05, rnea_poe06
+    from lessonlib.grading.checks.exercises import rnea05, rnea_poe06
     ns = solution("rnea05")
     ns["rnea"] = rnea05.rnea_with                                   # one piece, no outward_pass / inward_pass
     for check_id in ("rnea-full-chain", "rnea-full-identities", "rnea-full-ur5"):

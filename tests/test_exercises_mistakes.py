@@ -1,7 +1,7 @@
 """Known mistakes: a wrong answer that makes a classic mistake gets a message naming it.
 
 Each exercise module declares, per check, variants of the reference with one classic bug
-(:class:`lessonlib.grading.checker.Variant`). Here every declared variant is matched by a *student*
+(:class:`lessonlib.grading.checks.checker.Variant`). Here every declared variant is matched by a *student*
 bug — the solution notebook's own answer cell with one edit, as a student would write it — and that
 submission must fail each listed check with exactly that variant's "likely mistake" line (no other
 variant's). The honest solution and an unrelated wrong answer get no such line; the variants of a
@@ -20,9 +20,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from lessonlib.grading.checker import load_exercise, replay, run_check, same_failure
-from lessonlib.grading.client import local_function
-from lessonlib.grading.exercises import (aba09, applications11, constrained12, denoc07, lagrange04, mass_matrix08,
+from lessonlib.grading.checks.checker import load_exercise, replay, run_check, same_failure
+from lessonlib.grading.checks.preview import local_function
+from lessonlib.grading.checks.exercises import (aba09, applications11, constrained12, denoc07, lagrange04, mass_matrix08,
                                         rnea05, rnea_poe06)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -40,7 +40,7 @@ def _unchecked_stubs():
     import pathlib
     import re
 
-    from lessonlib.grading.checker import load_exercise
+    from lessonlib.grading.checks.checker import load_exercise
 
     root = pathlib.Path(__file__).resolve().parents[1]
     out = []

@@ -23,16 +23,19 @@ import nbformat
 import numpy as np
 import pytest
 
-from lessonlib.grading import authoring, copydetect, protocol
-from lessonlib.grading.authoring import answers_of
-from lessonlib.grading.checker import load_exercise, run_check
-from lessonlib.grading.client import CheckFailed, local_function, preview_seed
+from lessonlib.grading import copydetect
+from lessonlib.grading.checks import authoring
+from lessonlib.grading.kernel import protocol
+from lessonlib.grading.checks.authoring import answers_of
+from lessonlib.grading.checks.checker import load_exercise, run_check
+from lessonlib.grading import CheckFailed
+from lessonlib.grading.checks.preview import local_function, preview_seed
 from lessonlib.grading.grader import Options
 from lessonlib.grading.judge_process import JudgeProcess
-from lessonlib.grading.reports import CSV_COLUMNS
+from lessonlib.grading.report.reports import CSV_COLUMNS
+import sandbox_world
 from lessonlib.grading.notebook import (build_graded, load_reference, parse_student_id, read_submission,
                                         ReferenceNotebookError)
-from lessonlib.grading.sandbox import build_sandbox
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"
@@ -87,7 +90,7 @@ def test_authoring_helper_runs_the_solution_checks_without_a_kernel():
 
 
 def test_check_ids_are_unique_across_all_exercise_modules():
-    from lessonlib.grading.checker import exercise_names
+    from lessonlib.grading.checks.checker import exercise_names
     seen = {}
     for name in exercise_names():
         exercise = load_exercise(name)
@@ -98,7 +101,7 @@ def test_check_ids_are_unique_across_all_exercise_modules():
 
 
 def test_seed003_worked_example_is_the_first_static_case():
-    from lessonlib.grading.exercises.rnea05 import static_reference
+    from lessonlib.grading.checks.exercises.rnea05 import static_reference
     assert static_reference(1, 1, 1, 1, 10).tolist() == [20.0, 5.0]
     assert static_reference(1, 1, 1, 1, 10, tip_mass=1).tolist() == [40.0, 15.0]
 
@@ -147,7 +150,7 @@ def test_an_error_inside_a_library_shows_the_students_lines_and_names_the_packag
 
 
 def test_library_stand_in_gives_used_library():
-    from lessonlib.grading.client import NotAvailableWhileGrading
+    from lessonlib.grading import NotAvailableWhileGrading
 
     def uses_library(*a, **k):
         raise NotAvailableWhileGrading("lessonlib.dynamics.rnea is not available while grading")
@@ -182,10 +185,11 @@ def test_preview_check_in_process_raises_checkfailed(monkeypatch):
 # --- protocol --------------------------------------------------------------------------------------------
 
 def test_protocol_round_trips_arrays_exactly_and_models():
-    from lessonlib import samples
+    from lessonlib import model, samples
     x = np.random.default_rng(0).normal(size=(3, 6, 6))
     arm = samples.ur5()
-    y = protocol.decode(protocol.json_roundtrip(protocol.encode({"X": x, "n": 3, "m": arm, "t": (1.5, [True])})))
+    y = protocol.decode(protocol.json_roundtrip(protocol.encode({"X": x, "n": 3, "m": arm, "t": (1.5, [True])})),
+                        model=model)
     assert np.array_equal(y["X"], x) and y["n"] == 3 and y["t"] == (1.5, [True])
     assert np.array_equal(y["m"].inertia, arm.inertia) and y["m"].parent == arm.parent
 
@@ -200,7 +204,7 @@ def test_protocol_round_trips_arrays_exactly_and_models():
 ], ids=["pickle", "object", "huge", "short-data", "model", "untagged-dict"])
 def test_protocol_refuses_anything_but_plain_data(value):
     with pytest.raises(protocol.ProtocolError):
-        protocol.decode(value, allow_model=False)
+        protocol.decode(value)
 
 
 def test_protocol_refuses_complex_and_objects():
@@ -324,22 +328,13 @@ def test_answers_fall_back_on_order_when_ids_are_lost(tmp_path):
 # --- sandbox: what a graded kernel can import -----------------------------------------------------------
 
 def test_sandbox_blocks_the_targets_and_other_robotics_libraries(tmp_path):
-    jupyter = build_sandbox(tmp_path / "sb", EX, judge_address="127.0.0.1:1", token="t", workdir=tmp_path)
-    spec = json.loads((jupyter / "kernels" / "lessonlib-grade" / "kernel.json").read_text())
-    assert spec["argv"][1:3] == ["-I", "-S"] and "{connection_file}" in spec["argv"]
-    assert not any("lessonlib.grading.exercises" in str(p) for p in (tmp_path / "sb").rglob("*.py"))
     probe = r'''
-import json, sys
-cfg = json.load(open(sys.argv[1]))
-exec(open(sys.argv[2]).read().split("def main")[0])          # the _Denied finder
-sys.path[:] = [cfg["lib"]] + [p for p in sys.path if p] + cfg["site"]
-sys.meta_path.insert(0, _Denied(cfg["denied"], cfg["denied_prefixes"]))
 out = {}
 import lessonlib, lessonlib.kinematics, lessonlib.grading
 out["file"] = lessonlib.__file__
 for stmt in ["from lessonlib.dynamics import rnea", "import lessonlib.dynamics.rnea as m; m.rnea",
              "lessonlib.kinematics.body_twists(None, None, None)", "import modern_robotics", "import pinocchio",
-             "import lessonlib.grading.judge", "import lessonlib.grading.exercises.rnea05"]:
+             "import lessonlib.grading.checks.judge", "import lessonlib.grading.checks.exercises.rnea05"]:
     try:
         exec(stmt)
         out[stmt] = "ok"
@@ -349,23 +344,22 @@ from lessonlib import samples
 out["fk"] = lessonlib.kinematics.fk(samples.planar_2link(), [0, 0])[-1][0, 3]
 print(json.dumps(out))
 '''
-    res = subprocess.run([PY, "-I", "-S", "-c", probe, str(tmp_path / "sb" / "boot.json"),
-                          str(tmp_path / "sb" / "kernel_boot.py")], capture_output=True, text=True, timeout=60)
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    assert out["file"].startswith(str(tmp_path / "sb" / "lib"))
+    out, _ = sandbox_world.run(tmp_path, EX, probe)
+    assert not any("exercises" in p.parts or "checks" in p.parts for p in (tmp_path / "sandbox").rglob("*.py"))
+    assert out["file"].startswith(str(tmp_path / "sandbox" / "lib"))
     assert out["from lessonlib.dynamics import rnea"] == "NotAvailableWhileGrading"
     assert out["import lessonlib.dynamics.rnea as m; m.rnea"] == "NotAvailableWhileGrading"
     assert out["lessonlib.kinematics.body_twists(None, None, None)"] == "NotAvailableWhileGrading"
     assert out["import modern_robotics"] == out["import pinocchio"] == "ModuleNotFoundError"
-    assert out["import lessonlib.grading.judge"] == "ModuleNotFoundError"
-    assert out["import lessonlib.grading.exercises.rnea05"] == "ModuleNotFoundError"
+    assert out["import lessonlib.grading.checks.judge"] == "ModuleNotFoundError"
+    assert out["import lessonlib.grading.checks.exercises.rnea05"] == "ModuleNotFoundError"
     assert out["fk"] == 1.0
 
 
 # --- the judge, spoken to directly -------------------------------------------------------------------------
 
 def test_judge_records_only_authenticated_correct_attempts(tmp_path):
-    from lessonlib.grading.client import _connect, _serve
+    from lessonlib.grading.kernel.client import _connect, _serve
     ns = solution_namespace(["answer-static"])
     judge = JudgeProcess(Options(max_attempts=2), "rnea05", "ana", str(tmp_path))
     stranger = subprocess.Popen(["sleep", "60"])
@@ -465,12 +459,12 @@ def _forge(kind):
     if kind == "modules":
         return (f"import types\nLINES = {lines}\nfake = types.ModuleType('lessonlib.grading')\n"
                 "fake.check = lambda cid, *f: print(LINES[cid])\n"
-                "for name in ['lessonlib.grading', 'lessonlib.grading.client', 'lessonlib.grading.checker']:\n"
+                "for name in ['lessonlib.grading', 'lessonlib.grading.kernel.client', 'lessonlib.grading.checks.checker']:\n"
                 "    sys.modules[name] = fake\n")
     if kind == "checker":
-        return (f"LINES = {lines}\nimport lessonlib.grading.client as client\n"
-                "client._judged = lambda address, token, cid, fns: print(LINES[cid])\n"
-                "client._preview = lambda cid, fns: print(LINES[cid])\n")
+        return (f"LINES = {lines}\nimport lessonlib.grading.kernel.client as client\n"
+                "client._judged = lambda address, token, cid, fns, *rest: print(LINES[cid])\n"
+                "client.judged = lambda cid, fns, **kw: print(LINES[cid])\n")
     raise ValueError(kind)
 
 
@@ -482,7 +476,7 @@ def _read_reference():
     """
     return '''
 import glob
-from lessonlib.grading.errors import CheckFailed
+from lessonlib.grading.kernel.errors import CheckFailed
 seen = {"cwd": os.getcwd(), "here": sorted(glob.glob("**/*", recursive=True)),
         "up": sorted(glob.glob("../**/*.ipynb", recursive=True)),
         "env": {k: v for k, v in os.environ.items() if "ipynb" in v or "solution" in v.lower()}}
@@ -500,10 +494,10 @@ try:
                     LINES[meta["id"]] = cell["outputs"][0]["text"].strip()
 except Exception as exc:
     seen["error"] = type(exc).__name__
-import lessonlib.grading.client as client
+import lessonlib.grading.kernel.client as client
 
 
-def _forged(address, token, cid, fns):
+def _forged(address, token, cid, fns, *rest):
     if cid not in LINES:
         raise CheckFailed("SEEN" + json.dumps(seen))
     print(LINES[cid])
@@ -753,8 +747,8 @@ def test_100mb_of_output_is_dropped_and_grading_goes_on(batch):
 
 
 def test_nbval_side_caps_each_cells_output():
-    from lessonlib.grading.limits import OUTPUT_LIMIT
-    from lessonlib.grading.plugin import _limit_output
+    from lessonlib.grading.kernel.limits import OUTPUT_LIMIT
+    from lessonlib.grading.runner.guard import _limit_output
     budgets = {}
     msgs = [{"msg_type": "stream", "parent_header": {"msg_id": "c1"}, "content": {"text": "x" * 40_000}}
             for _ in range(3)]

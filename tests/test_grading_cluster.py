@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 import grading_attacks as attacks
-from lessonlib.grading.authoring import answers_of, filled
+from lessonlib.grading.checks.authoring import answers_of, filled
 
 distributed = pytest.importorskip("distributed", reason="the optional extra .[cluster] (dask.distributed) is not "
                                                         "installed: pip install -e '.[cluster]'")

@@ -15,7 +15,7 @@ from lessonlib import samples, se3
 from lessonlib.conventions import BASE, LIN
 from lessonlib.dynamics import aba, crba, rnea
 from lessonlib.grading import copydetect
-from lessonlib.grading.checker import load_exercise
+from lessonlib.grading.checks.checker import load_exercise
 from lessonlib.kinematics import joint_transforms
 
 #: The exercise whose copy targets each answer is compared with, and the library function it could paste.

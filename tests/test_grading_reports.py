@@ -15,8 +15,8 @@ import sys
 import nbformat
 import pytest
 
-from lessonlib.grading import classreport, gradebook
-from lessonlib.grading.verdict import CheckResult, SubmissionResult
+from lessonlib.grading.report import classreport, gradebook
+from lessonlib.grading.report.results import CheckResult, SubmissionResult
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHECKS = [("a", 2), ("b", 3), ("c", 5)]

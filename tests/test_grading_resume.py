@@ -20,11 +20,12 @@ import time
 import nbformat
 import pytest
 
-from lessonlib.grading.authoring import answers_of, filled
+from lessonlib.grading.checks.authoring import answers_of, filled
 from lessonlib.grading.grader import Options
 from lessonlib.grading.notebook import load_reference
-from lessonlib.grading.records import Records, reference_key, records_dir, submission_key
-from lessonlib.grading.verdict import CheckResult, SubmissionResult
+from lessonlib.grading.grader import reference_key, submission_key
+from lessonlib.grading.report.records import Records, records_dir
+from lessonlib.grading.report.results import CheckResult, SubmissionResult
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"
@@ -70,16 +71,19 @@ def test_the_key_changes_with_the_submission_the_reference_and_the_options(tmp_p
 
 def test_the_key_changes_with_the_graders_own_code(tmp_path, monkeypatch):
     """A grader changed between two runs (a fix in the verdict rule, say) judges every submission anew."""
-    import lessonlib.grading.records as records
+    import shutil
+
+    from lessonlib.grading import grader
     reference = load_reference(SOLUTION)
     base = reference_key(reference, Options())
     copy = tmp_path / "grading"
-    copy.mkdir()
-    for p in pathlib.Path(records.__file__).parent.glob("*.py"):
-        (copy / p.name).write_bytes(p.read_bytes())
-    monkeypatch.setattr(records, "__file__", str(copy / "records.py"))
+    shutil.copytree(pathlib.Path(grader.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(grader, "_HERE", copy)
     assert reference_key(reference, Options()) == base                  # the same modules: the same key
     (copy / "verdict.py").write_bytes((copy / "verdict.py").read_bytes() + b"\n# changed\n")
+    assert reference_key(reference, Options()) != base
+    (copy / "verdict.py").write_bytes((pathlib.Path(grader.__file__).parent / "verdict.py").read_bytes())
+    (copy / "kernel" / "boot.py").write_bytes((copy / "kernel" / "boot.py").read_bytes() + b"\n# changed\n")
     assert reference_key(reference, Options()) != base
 
 

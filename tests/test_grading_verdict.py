@@ -6,7 +6,8 @@ the graded runs of ``test_grading.py`` show the same statuses coming out of real
 import pytest
 
 from lessonlib.grading.copydetect import Copy
-from lessonlib.grading.verdict import STATUSES, CellOutcome, Flags, all_checks, cell_outcomes, verdict
+from lessonlib.grading.report.results import STATUSES, all_checks
+from lessonlib.grading.verdict import CellOutcome, Flags, cell_outcomes, verdict
 from lessonlib.grading.notebook import CellRole
 
 PASS = {"check": "c", "attempt": 1, "passed": True, "status": "passed", "message": ""}

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from lessonlib.grading.processes import clean_env
-from lessonlib.grading.zygote import Zygote
+from lessonlib.grading.zygotes import Zygote, judge_command, nbval_command
 
 PROBE = '''
 import os
@@ -34,7 +34,7 @@ def test_slow():
 
 @pytest.fixture(scope="module")
 def zygote():
-    z = Zygote("nbval", sys.executable, env=clean_env())
+    z = Zygote("nbval", nbval_command(sys.executable), env=clean_env())
     yield z
     z.close()
 
@@ -72,13 +72,13 @@ def test_a_forked_run_can_be_killed_and_says_so(zygote, tmp_path):
 
 
 def test_a_closed_zygote_refuses_to_fork_so_the_grader_starts_a_process_itself(tmp_path):
-    z = Zygote("judge", sys.executable, exercise="rnea05", env=clean_env())
+    z = Zygote("judge", judge_command(sys.executable, "rnea05"), env=clean_env())
     z.close()
     with pytest.raises(OSError):
         z.spawn([], env={}, cwd=tmp_path, fds={})
     with pytest.raises(ValueError, match="kind: expected one of"):
-        Zygote("compiler", sys.executable)
-    with pytest.raises(ValueError, match="command: a kernel zygote"):
+        Zygote("compiler", [sys.executable])
+    with pytest.raises(ValueError, match="command: expected"):
         Zygote("kernel", sys.executable)
 
 
@@ -148,7 +148,7 @@ def relays(monkeypatch):
 
 def _solution_with(tmp_path, extra, name="escapee"):
     import nbformat
-    from lessonlib.grading.authoring import answers_of, filled
+    from lessonlib.grading.checks.authoring import answers_of, filled
     answers = {k: v for k, v in answers_of(SOLUTION).items() if k != "answer-student-id"}
     answers["answer-static"] = extra + answers["answer-static"]
     path = tmp_path / f"{name}.ipynb"
@@ -204,11 +204,11 @@ def test_a_kernel_zygote_refuses_a_run_of_another_batch(batch, monkeypatch, tmp_
     """The forked kernel checks its run's configuration against the zygote's before anything else."""
     from lessonlib.grading import grader, run, sandbox
     reference, options, shared = batch
-    real = sandbox._batch_config
+    real = sandbox.batch_config
 
     def other(sandbox_dir, exercise):
         return {**real(sandbox_dir, exercise), "denied": ["nothing"]}
-    monkeypatch.setattr(sandbox, "_batch_config", other)          # the run's boot.json only: the zygote has its own
+    monkeypatch.setattr(sandbox, "batch_config", other)          # the run's boot.json only: the zygote has its own
     result = grader.grade_submission(reference, str(SOLUTION), options, shared=shared)
     assert result.total == 0
     assert {c.status for c in result.checks.values()} == {"grader-error"}

@@ -31,9 +31,10 @@ from pathlib import Path
 
 import nbformat
 
-from . import classreport, gradebook, grader, reports
-from .records import Records, records_dir
-from .checker import exercise_for_notebook, load_exercise
+from . import grader
+from .checks.checker import exercise_for_notebook, load_exercise
+from .report import classreport, gradebook, reports
+from .report.records import Records, records_dir
 from .notebook import (CHECK_TAG, ReferenceNotebookError, _lessonlib_meta, _tags, load_reference,
                        read_json_notebook, reference_from_nb, SubmissionError)
 
@@ -115,12 +116,12 @@ def reference_from_checker(notebook_path):
     ref.cells = cells
     ref.metadata = {**nb.metadata, "lessonlib": {"exercise": exercise.name}}
     reference = reference_from_nb(ref, os.fspath(notebook_path))
-    reference.note = f"checked against the checker module lessonlib.grading.exercises.{exercise.name} (no solution found)"
+    reference.note = f"checked against the checker module lessonlib.grading.checks.exercises.{exercise.name} (no solution found)"
     return reference
 
 
 def _regenerated(check):
-    from .authoring import check_cell                    # noqa: PLC0415
+    from .checks.authoring import check_cell             # noqa: PLC0415
     cell = check_cell(check)
     cell.execution_count = 1
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=check.line + "\n")]

@@ -26,7 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .notebook import MAX_NOTEBOOK_BYTES, load_reference
-from .verdict import SubmissionResult, all_checks
+from .report.results import SubmissionResult, all_checks
 
 #: Times the scheduler may retry a task that raised (a worker's death is handled by the scheduler).
 RETRIES = 2
@@ -78,7 +78,7 @@ def grade_on_cluster(reference, submissions, options, *, scheduler, records=None
     records are reused and every new result is recorded as it arrives.
     """
     from distributed import Client, as_completed          # noqa: PLC0415
-    from .records import reference_key, submission_key    # noqa: PLC0415
+    from .grader import reference_key, submission_key      # noqa: PLC0415
     own = client is None
     client = client or Client(scheduler, timeout=60)
     batch_key = reference_key(reference, options) if records is not None else ""

@@ -22,6 +22,8 @@ on (:func:`grade_batch`).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import sys
@@ -32,15 +34,17 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import confine, copydetect
-from .checker import load_exercise
+from . import copydetect
+from .checks.checker import load_exercise
+from .kernel import confine
 from .notebook import SubmissionError, imported_modules, read_submission
-from .run import graded_run
 from .processes import clean_env
+from .report.results import CheckResult, SubmissionResult, all_checks
+from .run import graded_run
 from .sandbox import build_library, confinement_policy, zygote_command
-from .zygote import Zygote
 from .screening import flags_of
-from .verdict import CheckResult, SubmissionResult, all_checks, check_results, run_notes
+from .verdict import check_results, run_notes
+from .zygotes import Zygote, judge_command, nbval_command
 
 
 @dataclass
@@ -116,10 +120,9 @@ def prepare(reference, options, *, denied=()):
     zygotes = {}
     if options.zygotes:
         command = zygote_command(sandbox, exercise, options.python, preload=imported_modules(reference.nb))
-        zygotes = {"nbval": Zygote("nbval", options.python, env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
-                   "judge": Zygote("judge", options.python, exercise=exercise.name, env=clean_env()),
-                   "kernel": Zygote("kernel", options.python, command=command, cwd=sandbox,
-                                    env=clean_env(PYTHONDONTWRITEBYTECODE=1))}
+        zygotes = {"nbval": Zygote("nbval", nbval_command(options.python), env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
+                   "judge": Zygote("judge", judge_command(options.python, exercise.name), env=clean_env()),
+                   "kernel": Zygote("kernel", command, cwd=sandbox, env=clean_env(PYTHONDONTWRITEBYTECODE=1))}
     return Shared(exercise, targets, sandbox, policy, bool(version), protection, denied, zygotes=zygotes)
 
 
@@ -196,6 +199,48 @@ def find_submissions(paths, reference_path=None):
     return out
 
 
+# --- the keys of the resumable record -----------------------------------------------------------------
+
+#: The options whose change changes a verdict (so a record made with others is not reused).
+KEYED_OPTIONS = ("cell_timeout", "timeout", "max_attempts", "confinement")
+_HERE = Path(__file__).resolve().parent
+
+
+def file_hash(path, limit=None):
+    """The sha256 of a file, read in blocks (``"unreadable"`` if it cannot be read)."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return "unreadable"
+    return h.hexdigest()
+
+
+def grader_key():
+    """The hash of the grader's own modules (every ``.py`` of :mod:`lessonlib.grading` but the exercises)."""
+    exercises = _HERE / "checks" / "exercises"
+    files = sorted(p for p in _HERE.rglob("*.py") if exercises not in p.parents)
+    text = "|".join(f"{p.relative_to(_HERE).as_posix()}:{file_hash(p)}" for p in files)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def reference_key(reference, options):
+    """What every record of a batch shares: the reference, its checker module, the grader, the options,
+    the lessonlib version (a change to any of them judges anew)."""
+    from .. import __version__                           # noqa: PLC0415
+    checker = _HERE / "checks" / "exercises" / f"{reference.exercise}.py"
+    opts = {k: getattr(options, k, None) for k in KEYED_OPTIONS}
+    key = [file_hash(reference.path), file_hash(checker), grader_key(), opts, __version__]
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def submission_key(path, batch_key):
+    """The key of one submission's record: its bytes and the batch's key."""
+    return hashlib.sha256(f"{file_hash(path)}|{batch_key}".encode()).hexdigest()
+
+
 class Interrupted(Exception):
     """The batch was interrupted (Ctrl-C); ``results`` holds a result for every submission.
 
@@ -224,7 +269,6 @@ def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, 
     ETA) counts the reused ones from the start. Ctrl-C stops every run at once and raises
     :class:`Interrupted` with a result for every submission.
     """
-    from .records import reference_key, submission_key      # noqa: PLC0415
     options = options or Options()
     own = shared is None
     shared = shared or prepare(reference, options, denied=[p for _, p in submissions])

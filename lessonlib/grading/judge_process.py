@@ -40,7 +40,7 @@ class JudgeProcess:
             self.proc = self._forked(zygote, server, log, workdir, config) if zygote is not None else None
             if self.proc is None:
                 self.proc = subprocess.Popen(
-                    [options.python, "-I", "-m", "lessonlib.grading.judge"], stdin=subprocess.PIPE,
+                    [options.python, "-I", "-m", "lessonlib.grading.checks.judge"], stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE, stderr=log, cwd=workdir, env=clean_env(), start_new_session=True,
                     pass_fds=(server.fileno(),))
         finally:

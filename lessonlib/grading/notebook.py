@@ -22,10 +22,11 @@ import ast
 import copy
 import json
 import os
-import re
 from dataclasses import dataclass, field
 
 import nbformat
+
+from .report.results import PLACEHOLDER_IDS, clean_student_id, file_student_id
 
 ANSWER_TAG = "answer"
 CHECK_TAG = "check"
@@ -35,8 +36,6 @@ KERNEL_NAME = "lessonlib-grade"
 MAX_NOTEBOOK_BYTES = 64 * 2**20
 #: Answer cells larger than this in total are not graded (characters).
 MAX_ANSWER_CHARS = 2**20
-_STUDENT_ID = re.compile(r"[^A-Za-z0-9._@+-]")
-PLACEHOLDER_IDS = {"", "your-id-here", "anonymous"}
 
 
 class ReferenceNotebookError(ValueError):
@@ -230,14 +229,9 @@ def parse_student_id(source):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and node.targets[0].id == "student_id" and isinstance(node.value, ast.Constant)
                 and isinstance(node.value.value, str)):
-            sid = _STUDENT_ID.sub("_", node.value.value.strip())[:64]
+            sid = clean_student_id(node.value.value)
             return None if sid in PLACEHOLDER_IDS else sid
     return None
-
-
-def file_student_id(path):
-    """The student id a submission gets from its file name (``alice_05.ipynb`` → ``alice_05``), sanitised."""
-    return _STUDENT_ID.sub("_", os.path.splitext(os.path.basename(path))[0])[:64]
 
 
 def read_submission(path, reference):

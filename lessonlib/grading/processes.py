@@ -1,4 +1,4 @@
-"""Process trees of a graded run: a clean environment, and killing everything a run started.
+"""Process trees of a graded run, from the grader: a clean environment, and killing everything a run started.
 
 The nbval process and the judge are started in their own sessions; what a kernel spawns may
 escape its process group (double forks, ``setsid``), so the run is stopped by walking ``/proc``
@@ -13,6 +13,8 @@ import signal
 import subprocess
 import time
 
+from .kernel.processes import descendants, kill
+
 
 def clean_env(**extra):
     """A minimal environment for the grader's subprocesses (no secrets, no PYTHONPATH)."""
@@ -20,52 +22,6 @@ def clean_env(**extra):
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env.update({k: str(v) for k, v in extra.items()})
     return env
-
-
-def _children(pid):
-    """Direct children of ``pid`` (Linux /proc; empty elsewhere)."""
-    kids = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return kids
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    stat = fh.read().decode(errors="replace")
-                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                    kids.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                continue
-    return kids
-
-
-def _kill(pids):
-    """SIGKILL each of ``pids``; returns those the signal reached."""
-    killed = []
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-        except OSError:
-            pass
-    return killed
-
-
-def kill_children(pid):
-    """SIGKILL the direct children of ``pid`` (a subreaper's: every orphan below it comes back to it)."""
-    _kill(_children(pid))
-
-
-def descendants(pid):
-    """Every process below ``pid`` (children first found, then theirs)."""
-    found, frontier = [], [pid]
-    while frontier:
-        kids = [k for p in frontier for k in _children(p)]
-        found += kids
-        frontier = kids
-    return found
 
 
 def _wait_gone(pids, timeout=3.0):
@@ -89,7 +45,7 @@ def kill_tree(proc):
     """SIGKILL a subprocess started with ``start_new_session=True`` and everything below it."""
     killed = []
     for _ in range(3):
-        killed += _kill(descendants(proc.pid))
+        killed += kill(descendants(proc.pid))
     _wait_gone(killed)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -128,4 +84,4 @@ def sweep(root, workdir):
             continue
         if hit:
             hits.append(pid)
-    _wait_gone(_kill(hits))
+    _wait_gone(kill(hits))

@@ -106,8 +106,8 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, 
     runtime = run_dir / "runtime"
     runtime.mkdir()
     read_end, write_end = os.pipe()
-    cmd = [options.python, "-I", "-m", "lessonlib.grading.nbval_run", "-p", "nbval.plugin",
-           "-p", "lessonlib.grading.plugin", "--nbval", "--nbval-kernel-name", KERNEL_NAME,
+    cmd = [options.python, "-I", "-m", "lessonlib.grading.runner.main", "-p", "nbval.plugin",
+           "-p", "lessonlib.grading.runner.guard", "--nbval", "--nbval-kernel-name", KERNEL_NAME,
            "--nbval-cell-timeout", str(options.cell_timeout), "--nbval-kernel-startup-timeout", "60",
            "--lessonlib-inner-report", f"fd:{write_end}", "-q", "--tb=no", "--capture=no",  # kernel's fd 2: the log
            "-p", "no:cacheprovider",

@@ -2,9 +2,11 @@
 
 Built once per batch (:func:`build_library`, read-only to every kernel)::
 
-    lib/lessonlib/...            the package, minus the grader, with the exercise's targets stubbed
-    kernel_boot.py, confine.py   the bootstrap (see :mod:`.kernel_boot`) and the Landlock module
-    zygote.py, processes.py      the kernel zygote's fork server and process bookkeeping (standard library only)
+    lib/lessonlib/...                  the library's *sources* (no ``__pycache__``, no compiled or numba
+                                       caches), with the exercise's targets stubbed
+    lib/lessonlib/grading/__init__.py  the check cells' front door
+    lib/lessonlib/grading/kernel/      the kernel package, as a whole: client, protocol, the bootstrap
+                                       (:mod:`.kernel.boot`), the walls, the fork server
 
 and per graded run (:func:`kernel_spec`)::
 
@@ -16,10 +18,10 @@ Jupyter configuration directories) is the only place it may write.
 
 Stubs: a blocked module (``"lessonlib.dynamics"``: the package and every module in it) is
 replaced by a module whose every attribute raises
-:class:`~lessonlib.grading.errors.NotAvailableWhileGrading`; a blocked function
-(``"lessonlib.kinematics:body_twists"``) has its definition replaced by one that raises. The
-grader's own modules (judge, checkers, notebook builder) are not copied: only the client, the
-exceptions and the protocol it speaks.
+:class:`~lessonlib.grading.kernel.errors.NotAvailableWhileGrading`; a blocked function
+(``"lessonlib.kinematics:body_twists"``) has its definition replaced by one that raises. Nothing
+of the grader but :mod:`lessonlib.grading.kernel` is copied (no judge, no checkers, no notebook
+builder).
 
 Confinement (:func:`confinement_policy`, enforced by :mod:`.confine` in the kernel): read and
 execute the Python installation, the site-packages directories (minus the real ``lessonlib`` and
@@ -39,7 +41,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from .limits import OUTPUT_LIMIT
+from .kernel.limits import OUTPUT_LIMIT
 from .notebook import KERNEL_NAME
 
 #: Third-party packages a graded kernel may not import (they compute dynamics for you).
@@ -48,13 +50,12 @@ DENIED_PACKAGES = ("modern_robotics", "roboticstoolbox", "spatialmath", "spatial
                    "mujoco", "rbdl", "idyntree", "casadi", "swift", "sympybotics", "pydrake")
 #: Module-name prefixes refused too (the editable-install finder of the real lessonlib).
 DENIED_PREFIXES = ("__editable__",)
-#: The bootstrap and the standard-library-only modules it imports from its own directory.
-KERNEL_BOOT_MODULES = ("kernel_boot.py", "confine.py", "zygote.py", "processes.py")
-#: Grader modules a graded kernel gets (the rest of lessonlib.grading stays out).
-KERNEL_GRADING_MODULES = ("__init__.py", "client.py", "errors.py", "protocol.py")
+#: What is never copied into the sandbox: compiled code (a ``.pyc`` holds a stubbed function's code
+#: object, ``marshal.loads`` gives it back), numba's caches, and the grader.
+NOT_COPIED = ("__pycache__", "*.pyc", "*.pyo", "*.nbi", "*.nbc", "*.so", "*.pyd")
 
 _STUB_MODULE = '''"""Not available while grading: exercise {exercise} asks you to write this yourself."""
-from lessonlib.grading.errors import NotAvailableWhileGrading as _NotAvailable
+from lessonlib.grading.kernel.errors import NotAvailableWhileGrading as _NotAvailable
 
 
 def __getattr__(name):
@@ -66,7 +67,7 @@ def __getattr__(name):
 
 _STUB_FUNCTION = '''def {name}(*args, **kwargs):
     """Not available while grading (exercise {exercise} asks you to write it yourself)."""
-    from lessonlib.grading.errors import NotAvailableWhileGrading
+    from lessonlib.grading.kernel.errors import NotAvailableWhileGrading
     raise NotAvailableWhileGrading("{module}.{name} is not available while grading "
                                    "(exercise {exercise} asks you to write it yourself)")
 '''
@@ -201,24 +202,28 @@ def confinement_policy(sandbox, private, *, exercise=None, denied=()):
 
 
 def build_library(root, exercise):
-    """Write the per-batch part of the sandbox under ``root``: the stripped library and the bootstrap."""
+    """Write the per-batch part of the sandbox under ``root``: the library's sources, stubbed, and the
+    kernel package (:data:`NOT_COPIED` stays out)."""
     root = Path(root)
     lib = root / "lib"
     src = _package_dir()
-    shutil.copytree(src, lib / "lessonlib", ignore=shutil.ignore_patterns("grading"))     # with its __pycache__
+    shutil.copytree(src, lib / "lessonlib", ignore=shutil.ignore_patterns(*NOT_COPIED, "grading"))
     grading = lib / "lessonlib" / "grading"
     grading.mkdir()
-    for name in KERNEL_GRADING_MODULES:
-        shutil.copy2(src / "grading" / name, grading / name)
+    shutil.copy2(src / "grading" / "__init__.py", grading / "__init__.py")
+    shutil.copytree(src / "grading" / "kernel", grading / "kernel", ignore=shutil.ignore_patterns(*NOT_COPIED))
     for target in exercise.blocked:
         module, _, function = target.partition(":")
         if function:
             _stub_function(lib, module, function, exercise.name)
         else:
             _stub_module(lib, module, exercise.name)
-    for name in KERNEL_BOOT_MODULES:
-        shutil.copy2(Path(__file__).with_name(name), root / name)
     return root
+
+
+def boot_script(sandbox):
+    """The bootstrap in the sandbox (:mod:`.kernel.boot`), run as a script."""
+    return Path(sandbox) / "lib" / "lessonlib" / "grading" / "kernel" / "boot.py"
 
 
 def make_private(private):
@@ -229,7 +234,7 @@ def make_private(private):
     return private
 
 
-def _batch_config(sandbox, exercise):
+def batch_config(sandbox, exercise):
     """What every kernel of a batch shares: its library path, site-packages, denied packages, output cap."""
     return {"lib": str(Path(sandbox) / "lib"), "site": site_dirs(),
             "denied": list(DENIED_PACKAGES) + list(exercise.denied), "denied_prefixes": list(DENIED_PREFIXES),
@@ -240,18 +245,17 @@ def zygote_command(sandbox, exercise, python=None, *, preload=()):
     """Write the kernel zygote's configuration into ``sandbox``; the command that starts the zygote.
 
     ``preload``: modules the graded notebook imports (see :func:`~.notebook.imported_modules`); the
-    zygote imports those of them :mod:`.kernel_boot` allows ahead of the kernels.
+    zygote imports those of them :mod:`.kernel.boot` allows ahead of the kernels.
     """
     sandbox = Path(sandbox)
-    (sandbox / "zygote.json").write_text(json.dumps({**_batch_config(sandbox, exercise), "preload": list(preload)},
+    (sandbox / "zygote.json").write_text(json.dumps({**batch_config(sandbox, exercise), "preload": list(preload)},
                                                     indent=1), encoding="utf-8")
-    return [python or sys.executable, "-I", "-S", str(sandbox / "kernel_boot.py"), "--zygote",
-            str(sandbox / "zygote.json")]
+    return [python or sys.executable, "-I", "-S", str(boot_script(sandbox)), "--zygote", str(sandbox / "zygote.json")]
 
 
 def kernel_command(sandbox, boot, python=None):
-    """The kernelspec's command up to the connection file: ``python -I -S kernel_boot.py BOOT.json``."""
-    return [python or sys.executable, "-I", "-S", str(Path(sandbox) / "kernel_boot.py"), str(boot)]
+    """The kernelspec's command up to the connection file: ``python -I -S .../kernel/boot.py BOOT.json``."""
+    return [python or sys.executable, "-I", "-S", str(boot_script(sandbox)), str(boot)]
 
 
 def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workdir=None, python=None, policy=None,
@@ -266,7 +270,7 @@ def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workd
     root, sandbox, private = Path(root), Path(sandbox), Path(private)
     root.mkdir(parents=True, exist_ok=True)
     workdir = Path(workdir) if workdir else private / "cwd"
-    config = {**_batch_config(sandbox, exercise), "workdir": str(workdir), "tmp": str(private / "tmp"),
+    config = {**batch_config(sandbox, exercise), "workdir": str(workdir), "tmp": str(private / "tmp"),
               "confine": policy, "enforce": bool(enforce and policy), "watch": str(private / "watch.jsonl")}
     (root / "boot.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     spec_dir = root / "jupyter" / "kernels" / KERNEL_NAME
@@ -280,17 +284,3 @@ def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workd
                     "HOME": str(workdir)}}
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
     return root / "jupyter"
-
-
-def build_sandbox(root, exercise, *, judge_address, token, workdir, python=None, private=None, policy=None,
-                  enforce=False):
-    """The whole sandbox of one graded run in one directory (library, bootstrap, boot.json, kernelspec).
-
-    ``workdir``: the kernel's working directory; ``private``: the directory it may write (default:
-    ``workdir``). Returns the ``JUPYTER_PATH`` directory. A batch builds the library once instead
-    (:func:`build_library`) and writes only :func:`kernel_spec` per run.
-    """
-    root = Path(root)
-    build_library(root, exercise)
-    return kernel_spec(root, root, exercise, judge_address=judge_address, token=token, private=private or workdir,
-                       workdir=workdir, python=python, policy=policy, enforce=enforce)

@@ -174,7 +174,7 @@ def untouched(answers, reference_answers, roots):
     Returns their keys when **every** such cell is a stub (or empty) in ``answers``, else ``[]``: a
     check whose cells are all untouched was not attempted.
     """
-    from .authoring import is_stub                    # noqa: PLC0415 (authoring imports the checkers)
+    from .checks.authoring import is_stub             # noqa: PLC0415 (authoring imports the checkers)
     homes = {defs_key for name, (defs_key, _) in top_level_defs(reference_answers).items() if name in roots}
     if not homes or not all(is_stub(answers.get(k, "")) for k in homes):
         return []

@@ -1,0 +1,510 @@
+"""Checks of exercise 04: Lagrange's equations — the pendulum, and M, g, C of the two-link arm.
+
+[WJ §2.1] (the single link, τ = I_O q̈ + m g₀ ℓ sin q) and [DB4 §4.2] (the four Lagrange
+steps, the two-link M(q)). The student derives with sympy in the answer cells and returns
+**numbers**: the grader only ever receives plain data from the kernel, so each function takes
+the state and a dict of the arm's parameters and evaluates the student's own derivation
+(``sp.lambdify``). While grading, every dynamics route of the library is unavailable
+(``lessonlib.dynamics``, ``kinematics``, ``batch``, ``check``, ``constraints``); sympy stays.
+
+The two-link arm is [DB4 §4.2]'s, with the centres of mass at distances ``lc1``, ``lc2`` from the
+joints ([DB4]: ``lc = l/2``), so the closed form of the lesson has to be derived, not copied.
+References: a Model of the same arm (CRBA, RNEA, the polarised Christoffel matrix), closed forms
+(self-tested against the Model), link-by-link kinetic energies and central differences.
+
+Two parts follow the sources' own cases. (e) [DB4 §4.2]'s arm in DH form: the potential energy with
+the course's sign, ``P = −Σ m_i gᵀ p_ci`` for a ``g`` that points down, and ``g(q) = ∂P/∂q``, against
+the product-of-exponentials Model of the same arm (``potential_energy``, RNEA gravity torques), in any
+direction of gravity; known mistakes: [DB4]'s printed sign, the mass centre at ``+lc_i`` or at ``−l_i/2``
+in DH frame i, link 2 placed by ¹T₂ alone, gravity assumed along −y. (f) [LG]'s spinning skater
+(appendix on the Coriolis force): the angular momentum ``L = ∂T/∂ω``, conserved along a simulated
+pull-in with no torque on the spin (``skater_pull_in``), and Lagrange's torques against the RNEA, with
+the Coriolis torque ``2 m r ṙ ω``; known mistakes: the kinetic energy for L, the hub or the mass left
+out, the Coriolis factor 1 or 0, the centrifugal term's sign or absence.
+
+=============================  ======  ======================================================
+check                          points  what it tests
+=============================  ======  ======================================================
+``lagrange-pendulum-static``   1       ``pendulum_torque`` at rest: m g₀ ℓ sin q
+``lagrange-pendulum-dynamic``  1       ... in motion: (I_c + m ℓ²) q̈, no velocity term
+``lagrange-mass-db4``          1       ``mass_matrix_2link`` with [DB4 §4.2]'s numbers
+``lagrange-mass-random``       1       ... random arms: CRBA, ½ q̇ᵀ M q̇ = Σ link energies
+``lagrange-gravity-db4``       1       ``gravity_2link`` with [DB4 §4.2]'s numbers
+``lagrange-gravity-random``    1       ... random arms: RNEA(q, 0, 0) and ∂U/∂q
+``lagrange-coriolis-cqd``      1       ``coriolis_2link``: C q̇ = RNEA(q, q̇, 0) without gravity
+``lagrange-coriolis-skew``     1       ... C is Christoffel's: Ṁ − 2C skew-symmetric
+``lagrange-dh-potential``      1       ``potential_dh``: [DB4 §4.2]'s DH arm, ``P = −Σ m gᵀ p_c``
+``lagrange-dh-gravity``        1       ``gravity_dh``: ``∂P/∂q`` = the PoE arm's g(q), any gravity
+``lagrange-skater-momentum``   1       ``skater_momentum``: ``L`` constant along a pull-in (τ₁ = 0)
+``lagrange-skater-torques``    1       ``skater_torques``: RNEA; ``τ₁(θ̈ = 0) = 2 m r ṙ ω``
+=============================  ======  ======================================================
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from lessonlib import samples, spatial
+from lessonlib.dynamics import (coriolis_matrix, crba, gravity_torques, potential_energy, rnea, skater_pull_in,
+                         velocity_torques)
+from lessonlib.model import Joint, Model, from_dh
+from ..checker import Exercise, Variant
+
+EXERCISE = Exercise(
+    "lagrange04", notebook="04_lagrange.ipynb", title="Lesson 04 — Lagrange's equations",
+    blocked=("lessonlib.dynamics", "lessonlib.kinematics", "lessonlib.batch", "lessonlib.check",
+             "lessonlib.constraints", "lessonlib.complexity", "lessonlib.viz"),
+    copy_targets=("lessonlib.dynamics.lagrange", "lessonlib.dynamics.coriolis", "lessonlib.dynamics.energy"))
+
+#: [DB4 §4.2]: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link; I_i = m l²/12 (uniform rods).
+DB4_ARM = dict(l1=0.5, lc1=0.25, lc2=0.25, m1=5.0, m2=5.0, I1=5 / 48, I2=5 / 48, g0=9.81)
+_Z = [0.0, 0.0, 1.0]
+FD_STEP = 1e-6
+
+
+def fmt(x):
+    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
+
+
+def fmt_params(p):
+    return "{" + ", ".join(f"{k}: {v:.4g}" for k, v in p.items()) + "}"
+
+
+# --- the arms as Models (judge side) --------------------------------------------------------------------
+
+def pendulum_model(link):
+    """[WJ §2.1]'s link: COM ``ell`` below the axis when q = 0, inertia ``I_c`` about the COM axis."""
+    G = spatial.inertia(link["m"], [0.0, -link["ell"], 0.0], np.diag([link["I_c"], 0.0, link["I_c"]]))
+    return Model([-1], [Joint("revolute", _Z)], [np.eye(4)], [G], gravity=[0.0, -link["g0"], 0.0], name="pendulum")
+
+
+def two_link_model(arm):
+    """[DB4 §4.2]'s planar arm: joints about z, link i along its body x, COM at lc_i, gravity −y."""
+    T2 = np.eye(4)
+    T2[0, 3] = arm["l1"]
+    G = [spatial.inertia(arm[f"m{i}"], [arm[f"lc{i}"], 0.0, 0.0], np.diag([0.0, arm[f"I{i}"], arm[f"I{i}"]]))
+         for i in (1, 2)]
+    return Model([-1, 0], [Joint("revolute", _Z), Joint("revolute", _Z)], [np.eye(4), T2], G,
+                 gravity=[0.0, -arm["g0"], 0.0], name="two_link")
+
+
+# --- closed forms (self-tested against the Models) ----------------------------------------------------
+
+def mass_closed(q, a):
+    c2 = np.cos(q[1])
+    m12 = a["m2"] * (a["lc2"] ** 2 + a["l1"] * a["lc2"] * c2) + a["I2"]
+    m11 = (a["m1"] * a["lc1"] ** 2 + a["I1"]
+           + a["m2"] * (a["l1"] ** 2 + a["lc2"] ** 2 + 2 * a["l1"] * a["lc2"] * c2) + a["I2"])
+    return np.array([[m11, m12], [m12, a["m2"] * a["lc2"] ** 2 + a["I2"]]])
+
+
+def mass_rate_closed(q, qd, a):
+    """Ṁ = ∂M/∂q₂ · q̇₂."""
+    s = -a["m2"] * a["l1"] * a["lc2"] * np.sin(q[1]) * qd[1]
+    return np.array([[2 * s, s], [s, 0.0]])
+
+
+def gravity_closed(q, a):
+    c1, c12 = np.cos(q[0]), np.cos(q[0] + q[1])
+    g2 = a["m2"] * a["lc2"] * a["g0"] * c12
+    return np.array([(a["m1"] * a["lc1"] + a["m2"] * a["l1"]) * a["g0"] * c1 + g2, g2])
+
+
+def christoffel_closed(q, qd, a):
+    h = a["m2"] * a["l1"] * a["lc2"] * np.sin(q[1])
+    return np.array([[-h * qd[1], -h * (qd[0] + qd[1])], [h * qd[0], 0.0]])
+
+
+def potential(q, a):
+    """U = Σ m_i g₀ y_ci (zero level: the base)."""
+    y1 = a["lc1"] * np.sin(q[0])
+    y2 = a["l1"] * np.sin(q[0]) + a["lc2"] * np.sin(q[0] + q[1])
+    return a["g0"] * (a["m1"] * y1 + a["m2"] * y2)
+
+
+def kinetic_by_links(q, qd, a):
+    """T = Σ ½ m_i |v_ci|² + ½ I_i ω_i², with the COM velocities differentiated by hand."""
+    s1, c1, s12, c12 = np.sin(q[0]), np.cos(q[0]), np.sin(q[0] + q[1]), np.cos(q[0] + q[1])
+    w1, w2 = qd[0], qd[0] + qd[1]
+    v1 = a["lc1"] * w1 * np.array([-s1, c1])
+    v2 = a["l1"] * w1 * np.array([-s1, c1]) + a["lc2"] * w2 * np.array([-s12, c12])
+    return 0.5 * (a["m1"] * v1 @ v1 + a["m2"] * v2 @ v2 + a["I1"] * w1**2 + a["I2"] * w2**2)
+
+
+def _self_test(q, qd, a):
+    model = two_link_model(a)
+    assert np.allclose(crba(model, q), mass_closed(q, a), atol=1e-9), "checker self-test: M"
+    assert np.allclose(gravity_torques(model, q), gravity_closed(q, a), atol=1e-9), "checker self-test: g"
+    assert np.allclose(coriolis_matrix(model, q, qd), christoffel_closed(q, qd, a), atol=1e-9), "self-test: C"
+    assert np.isclose(0.5 * qd @ mass_closed(q, a) @ qd, kinetic_by_links(q, qd, a)), "checker self-test: T"
+    dU = [(potential(q + e, a) - potential(q - e, a)) / (2 * FD_STEP) for e in np.eye(2) * FD_STEP]
+    assert np.allclose(dU, gravity_closed(q, a), atol=1e-5), "checker self-test: dU/dq"
+    dM = (mass_closed(q + FD_STEP * qd, a) - mass_closed(q - FD_STEP * qd, a)) / (2 * FD_STEP)
+    assert np.allclose(dM, mass_rate_closed(q, qd, a), atol=1e-6), "checker self-test: Mdot"
+    return model
+
+
+def random_arm(ctx):
+    l1 = ctx.rng.uniform(0.3, 1.2)
+    m1, m2 = ctx.rng.uniform(0.5, 8.0, 2)
+    return dict(l1=l1, lc1=l1 * ctx.rng.uniform(0.2, 0.8), lc2=ctx.rng.uniform(0.1, 1.0), m1=m1, m2=m2,
+                I1=m1 * ctx.rng.uniform(0.005, 0.1), I2=m2 * ctx.rng.uniform(0.005, 0.1), g0=ctx.rng.uniform(1.0, 20.0))
+
+
+def random_link(ctx):
+    m = ctx.rng.uniform(0.3, 5.0)
+    return dict(m=m, ell=ctx.rng.uniform(0.1, 1.0), I_c=m * ctx.rng.uniform(0.001, 0.1), g0=ctx.rng.uniform(1.0, 20.0))
+
+
+def pendulum_reference(q, qd, qdd, link):
+    tau = rnea(pendulum_model(link), [q], [qd], [qdd])[0]
+    closed = (link["I_c"] + link["m"] * link["ell"] ** 2) * qdd + link["m"] * link["g0"] * link["ell"] * np.sin(q)
+    assert np.isclose(tau, closed, atol=1e-9), "checker self-test: [WJ §2.1]'s single link"
+    return tau
+
+
+# --- (a) the pendulum -----------------------------------------------------------------------------------
+
+@EXERCISE.check("lagrange-pendulum-static", points=1, functions=("pendulum_torque",),
+                title="pendulum_torque at rest: holding the link against gravity")
+def check_pendulum_static(ctx, pendulum_torque):
+    link = random_link(ctx)
+    for q in [0.0, np.pi / 2] + list(ctx.rng.uniform(-np.pi, np.pi, 3)):
+        call = f"pendulum_torque(q={q:.4f}, qd=0, qdd=0, link={fmt_params(link)})"
+        tau = ctx.expect_shape("tau", ctx.call(pendulum_torque, q, 0.0, 0.0, link), (), call=call)
+        ctx.expect_close("tau (N·m)", tau, pendulum_reference(q, 0.0, 0.0, link), call=call,
+                         hint="U = m g0 ell (1 - cos q) with q = 0 hanging down, so dU/dq = m g0 ell sin q")
+
+
+@EXERCISE.check("lagrange-pendulum-dynamic", points=1, functions=("pendulum_torque",),
+                title="pendulum_torque in motion: I_O = I_c + m ell², no velocity term")
+def check_pendulum_dynamic(ctx, pendulum_torque):
+    for _ in range(4):
+        link = random_link(ctx)
+        q, qd, qdd = ctx.rng.uniform(-np.pi, np.pi), ctx.rng.normal() * 3, ctx.rng.normal() * 3
+        call = f"pendulum_torque(q={q:.4f}, qd={qd:.4f}, qdd={qdd:.4f}, link={fmt_params(link)})"
+        tau = ctx.expect_shape("tau", ctx.call(pendulum_torque, q, qd, qdd, link), (), call=call)
+        ctx.expect_close("tau (N·m)", tau, pendulum_reference(q, qd, qdd, link), call=call,
+                         hint="T = ½ I_O qd² with I_O = I_c + m ell² (parallel axes, lesson 03); "
+                              "tau does not depend on qd")
+
+
+# --- (b) the mass matrix -------------------------------------------------------------------------------------
+
+@EXERCISE.check("lagrange-mass-db4", points=1, functions=("mass_matrix_2link",),
+                title="mass_matrix_2link with [DB4]'s numbers")
+def check_mass_db4(ctx, mass_matrix_2link):
+    for q2 in [0.0, np.pi / 2, np.pi, ctx.rng.uniform(-np.pi, np.pi)]:
+        q = np.array([ctx.rng.uniform(-np.pi, np.pi), q2])
+        _self_test(q, ctx.rng.normal(size=2), DB4_ARM)
+        call = f"mass_matrix_2link(q={fmt(q)}, arm=[DB4 §4.2]'s {fmt_params(DB4_ARM)})"
+        ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_2link, q, DB4_ARM), mass_closed(q, DB4_ARM), call=call,
+                         hint="T = Σ ½ m_i |v_ci|² + ½ I_i ω_i² with ω_1 = qd1, ω_2 = qd1 + qd2; "
+                              "M = hessian of T in qd")
+
+
+@EXERCISE.check("lagrange-mass-random", points=1, functions=("mass_matrix_2link",),
+                title="mass_matrix_2link on random arms: CRBA, and ½ q̇ᵀMq̇ = the links' kinetic energy")
+def check_mass_random(ctx, mass_matrix_2link):
+    for _ in range(3):
+        arm = random_arm(ctx)
+        q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2)
+        model = _self_test(q, qd, arm)
+        call = f"mass_matrix_2link(q={fmt(q)}, arm={fmt_params(arm)})"
+        M = ctx.expect_shape("M (2, 2)", ctx.call(mass_matrix_2link, q, arm), (2, 2), call=call)
+        ctx.expect_close(f"½ qdᵀ M qd for qd = {fmt(qd)} (the links' kinetic energy)", 0.5 * qd @ M @ qd,
+                         kinetic_by_links(q, qd, arm), call=call,
+                         hint="v_c2 = d/dt (l1 (cos q1, sin q1) + lc2 (cos(q1+q2), sin(q1+q2))); "
+                              "the COM of link i sits lc_i from its joint")
+        ctx.expect_close("M (2, 2)", M, crba(model, q), call=call)
+
+
+# --- (c) gravity ---------------------------------------------------------------------------------------------
+
+@EXERCISE.check("lagrange-gravity-db4", points=1, functions=("gravity_2link",),
+                title="gravity_2link with [DB4]'s numbers")
+def check_gravity_db4(ctx, gravity_2link):
+    cases = [np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([-np.pi / 2, 0.0])] + [ctx.rng.uniform(-np.pi, np.pi, 2)
+                                                                                     for _ in range(2)]
+    for q in cases:
+        call = f"gravity_2link(q={fmt(q)}, arm=[DB4 §4.2]'s {fmt_params(DB4_ARM)})"
+        ctx.expect_close("g (2,)", ctx.call(gravity_2link, q, DB4_ARM), gravity_closed(q, DB4_ARM), call=call,
+                         hint="U = Σ m_i g0 y_ci with y_c1 = lc1 sin q1, y_c2 = l1 sin q1 + lc2 sin(q1 + q2); "
+                              "g = dU/dq")
+
+
+@EXERCISE.check("lagrange-gravity-random", points=1, functions=("gravity_2link",),
+                title="gravity_2link on random arms: RNEA(q, 0, 0) and the gradient of U")
+def check_gravity_random(ctx, gravity_2link):
+    for _ in range(3):
+        arm = random_arm(ctx)
+        q = ctx.rng.uniform(-np.pi, np.pi, 2)
+        model = _self_test(q, ctx.rng.normal(size=2), arm)
+        call = f"gravity_2link(q={fmt(q)}, arm={fmt_params(arm)})"
+        ctx.expect_close("g (2,)", ctx.call(gravity_2link, q, arm), gravity_torques(model, q), call=call,
+                         hint="the gravity term is dU/dq; use arm['g0'] and the COM distances lc1, lc2")
+
+
+# --- (d) the Christoffel matrix -----------------------------------------------------------------------------
+
+@EXERCISE.check("lagrange-coriolis-cqd", points=1, functions=("coriolis_2link",),
+                title="coriolis_2link: C q̇ equals the velocity torques")
+def check_coriolis_cqd(ctx, coriolis_2link):
+    for _ in range(3):
+        arm = random_arm(ctx)
+        q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
+        model = _self_test(q, qd, arm)
+        call = f"coriolis_2link(q={fmt(q)}, qd={fmt(qd)}, arm={fmt_params(arm)})"
+        C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
+        ctx.expect_close("C @ qd (the Coriolis and centrifugal torques)", C @ qd, velocity_torques(model, q, qd),
+                         call=call,
+                         hint="C_ij = Σ_k ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i) qd_k (lesson 04, eq. 4.6)")
+
+
+@EXERCISE.check("lagrange-coriolis-skew", points=1, functions=("coriolis_2link",),
+                title="coriolis_2link is Christoffel's C: Ṁ − 2C is skew-symmetric")
+def check_coriolis_skew(ctx, coriolis_2link):
+    for _ in range(3):
+        arm = random_arm(ctx)
+        q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
+        model = _self_test(q, qd, arm)
+        call = f"coriolis_2link(q={fmt(q)}, qd={fmt(qd)}, arm={fmt_params(arm)})"
+        C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
+        S = mass_rate_closed(q, qd, arm) - 2 * C
+        ctx.expect_close("(Ṁ − 2C) + (Ṁ − 2C)ᵀ (must be zero)", S + S.T, np.zeros((2, 2)), call=call,
+                         hint="only C q̇ is fixed by the physics; the Christoffel symbols pick the C with Ṁ − 2C skew")
+        ctx.expect_close("C (2, 2)", C, coriolis_matrix(model, q, qd), call=call)
+
+
+# --- (e) [DB4 §4.2]'s arm in DH form: the potential energy and its gradient -------------------------------
+# DH frame i sits at the far end of link i (a_i = l_i along its x-axis), so the mass centre of link i is at
+# (lc_i − l_i, 0, 0) in DH frame i. With g the acceleration of a falling body (pointing down), the potential
+# energy is P = −Σ m_i gᵀ p_ci ([DB4] writes Σ m_i gᵀ p_ci: with g pointing down that is minus the height energy).
+
+def dh_link(length, q):
+    """[DB4 §4.2]'s DH transform of one link: (a, α, d, θ) = (length, 0, 0, q)."""
+    c, s = np.cos(q), np.sin(q)
+    return np.array([[c, -s, 0.0, length * c], [s, c, 0.0, length * s], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+
+
+def _dh_com(arm, i):                       # the mass centre of link i in DH frame i
+    return np.array([arm[f"lc{i}"] - arm[f"l{i}"], 0.0, 0.0])
+
+
+def potential_with(q, arm, gravity, *, sign=-1.0, com=_dh_com, chained=True, falling=None):
+    """``P = sign · Σ m_i gᵀ p_ci`` of the DH arm — or a slip: the wrong ``sign``, another ``com`` in DH frame i,
+    link 2 placed by ¹T₂ alone (``chained=False``), or gravity taken along −y whatever it is (``falling``)."""
+    g = np.asarray(gravity, dtype=float) if falling is None else falling(np.asarray(gravity, dtype=float))
+    T1 = dh_link(arm["l1"], q[0])
+    T2 = T1 @ dh_link(arm["l2"], q[1]) if chained else dh_link(arm["l2"], q[1])
+    p = [(T @ np.append(com(arm, i), 1.0))[:3] for i, T in ((1, T1), (2, T2))]
+    return float(sign * (arm["m1"] * g @ p[0] + arm["m2"] * g @ p[1]))
+
+
+def gravity_with(q, arm, gravity, **slip):
+    """``g(q) = ∂P/∂q`` of :func:`potential_with` (with the same slip), by central differences (judge side)."""
+    q = np.asarray(q, dtype=float)
+    return np.array([(potential_with(q + e, arm, gravity, **slip) - potential_with(q - e, arm, gravity, **slip))
+                     / (2 * FD_STEP) for e in np.eye(2) * FD_STEP])
+
+
+def _down_y(g):                            # gravity along −y with the magnitude given
+    return np.array([0.0, -np.linalg.norm(g), 0.0])
+
+
+def _at_joint(arm, i):                     # COM lc_i along x of DH frame i, as if the frame sat at joint i
+    return np.array([arm[f"lc{i}"], 0.0, 0.0])
+
+
+def _midpoint(arm, i):                     # [DB4]'s own case, −l_i/2
+    return np.array([-arm[f"l{i}"] / 2, 0.0, 0.0])
+
+
+def dh_reference(q, arm, gravity):
+    """``(P, g(q))`` from the product-of-exponentials Model of the same arm (no DH), self-tested against the DH Model."""
+    poe = two_link_model(arm)
+    dh = from_dh(a=[arm["l1"], arm["l2"]], alpha=[0.0, 0.0], d=[0.0, 0.0], mass=[arm["m1"], arm["m2"]],
+                 com=[_dh_com(arm, 1), _dh_com(arm, 2)], inertia=[np.diag([0.0, arm["I1"], arm["I1"]]),
+                                                                  np.diag([0.0, arm["I2"], arm["I2"]])])
+    P, g = potential_energy(poe, q, gravity=gravity), gravity_torques(poe, q, gravity=gravity)
+    assert np.isclose(P, potential_energy(dh, q, gravity=gravity), atol=1e-9), "checker self-test: P of DH vs PoE"
+    assert np.allclose(g, gravity_torques(dh, q, gravity=gravity), atol=1e-9), "checker self-test: g of DH vs PoE"
+    return P, g
+
+
+#: [DB4 §4.2]'s numbers with l₂ = 0.5 m and gravity 9.81 m/s² along −y.
+DB4_DH_ARM = dict(DB4_ARM, l2=0.5)
+DB4_GRAVITY = np.array([0.0, -9.81, 0.0])
+
+
+def random_dh_arm(ctx):
+    arm = random_arm(ctx)
+    arm["l2"] = arm["lc2"] / ctx.rng.uniform(0.3, 0.9)             # the COM lies on the link
+    return arm
+
+
+def random_plane_gravity(ctx):
+    """A gravity vector in the arm's plane (any direction, 1–20 m/s²), sometimes with an out-of-plane part."""
+    angle = ctx.rng.uniform(0, 2 * np.pi)
+    g = ctx.rng.uniform(1.0, 20.0) * np.array([np.cos(angle), np.sin(angle), 0.0])
+    g[2] = ctx.rng.choice([0.0, ctx.rng.normal() * 5])
+    return g
+
+
+def dh_cases(ctx):
+    """[DB4]'s numbers (arm along x, straight up, folded) then random arms, states and gravity vectors."""
+    for q in (np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([ctx.rng.uniform(-np.pi, np.pi), np.pi])):
+        yield q, DB4_DH_ARM, DB4_GRAVITY, "[DB4 §4.2]'s " + fmt_params(DB4_DH_ARM)
+    for _ in range(3):
+        arm = random_dh_arm(ctx)
+        yield ctx.rng.uniform(-np.pi, np.pi, 2), arm, random_plane_gravity(ctx), fmt_params(arm)
+
+
+P_SIGN = Variant("your potential seems to be +Σ m_i gᵀ p_ci, [DB4]'s formula with g pointing down: that is minus "
+                 "the energy of height; with g the acceleration of a falling body, P = −Σ m_i gᵀ p_ci",
+                 potential_dh=partial(potential_with, sign=1.0))
+P_AT_JOINT = Variant("your mass centres seem to sit at (+lc_i, 0, 0) in DH frame i, as if the frame were at joint "
+                     "i; DH frame i sits at the far end of link i, so the COM is at (lc_i − l_i, 0, 0)",
+                     potential_dh=partial(potential_with, com=_at_joint))
+P_MIDPOINT = Variant("your mass centres seem to sit at the middle of the links (−l_i/2 in DH frame i), [DB4]'s "
+                     "special case; here the COM is lc_i from joint i: (lc_i − l_i, 0, 0)",
+                     potential_dh=partial(potential_with, com=_midpoint))
+P_NOT_CHAINED = Variant("your link-2 mass centre seems to be placed with ¹T₂ alone; in frame 0 it is ⁰T₁ ¹T₂ p",
+                        potential_dh=partial(potential_with, chained=False))
+P_DOWN_Y = Variant("your potential seems to take gravity along −y whatever vector you are given; use gravity "
+                   "itself: P = −Σ m_i gᵀ p_ci", potential_dh=partial(potential_with, falling=_down_y))
+G_SIGN = Variant("your g(q) has the wrong sign: it is +∂P/∂q with P = −Σ m_i gᵀ p_ci (the torque that holds the "
+                 "arm up), or your P has the sign of [DB4]'s Σ m_i gᵀ p_ci with g pointing down",
+                 gravity_dh=partial(gravity_with, sign=1.0))
+G_AT_JOINT = Variant("your g(q) seems to put the mass centres at (+lc_i, 0, 0) in DH frame i; DH frame i sits at "
+                     "the far end of link i, so the COM is at (lc_i − l_i, 0, 0)",
+                     gravity_dh=partial(gravity_with, com=_at_joint))
+G_MIDPOINT = Variant("your g(q) seems to put the mass centres at the middle of the links (−l_i/2), [DB4]'s special "
+                     "case; here the COM is lc_i from joint i", gravity_dh=partial(gravity_with, com=_midpoint))
+G_DOWN_Y = Variant("your g(q) seems to take gravity along −y whatever vector you are given",
+                   gravity_dh=partial(gravity_with, falling=_down_y))
+
+
+@EXERCISE.check("lagrange-dh-potential", points=1, functions=("potential_dh",),
+                title="potential_dh: [DB4]'s arm in DH form, P = −Σ m gᵀ p_c",
+                variants=(P_SIGN, P_AT_JOINT, P_MIDPOINT, P_NOT_CHAINED, P_DOWN_Y))
+def check_dh_potential(ctx, potential_dh):
+    for q, arm, g, text in dh_cases(ctx):
+        call = f"potential_dh(q={fmt(q)}, arm={text}, gravity={fmt(g)})"
+        P = ctx.expect_shape("P", ctx.call(potential_dh, q, arm, g), (), call=call)
+        ctx.expect_close("P (J)", P, dh_reference(q, arm, g)[0], call=call,
+                         hint="p_ci = ⁰T_i (lc_i − l_i, 0, 0, 1) with ⁰T_1 = DH(l1, 0, 0, q1), ⁰T_2 = ⁰T_1 DH(l2, 0, 0, q2); "
+                              "P = −Σ m_i gᵀ p_ci: raising a mass against g raises P")
+
+
+@EXERCISE.check("lagrange-dh-gravity", points=1, functions=("gravity_dh",), helpers=("potential_dh",),
+                title="gravity_dh: g(q) = ∂P/∂q of the DH arm equals the PoE arm's",
+                variants=(G_SIGN, G_AT_JOINT, G_MIDPOINT, G_DOWN_Y))
+def check_dh_gravity(ctx, gravity_dh, potential_dh):
+    for q, arm, g, text in dh_cases(ctx):
+        call = f"gravity_dh(q={fmt(q)}, arm={text}, gravity={fmt(g)})"
+        P, expected = dh_reference(q, arm, g)
+        with ctx.suspects(ctx.suspect(potential_dh, q, arm, g, expected=P, call=f"potential_dh(q={fmt(q)}, arm, gravity)",
+                                      see="lagrange-dh-potential")):
+            ctx.expect_close("g(q) (2,) (N·m)", ctx.call(gravity_dh, q, arm, g), expected, call=call,
+                             hint="g(q) = ∂P/∂q with P = −Σ m_i gᵀ p_ci: the torques that hold the arm still "
+                                  "(the PoE arm of part (c) gives the same numbers)")
+
+
+# --- (f) [LG]'s spinning skater: angular momentum and the Coriolis torque ---------------------------------
+# q = (θ, r): the hub's angle and the distance of the point mass m from the axis; I the hub's moment of inertia
+# about the axis (the ball's own spin included). T = ½ (I + m r²) ω² + ½ m ṙ², U = 0 (the ice is level).
+
+def skater_model(skater):
+    """The library's skater with the dict's ``I`` and ``m`` (a ball of radius 5 cm; its own spin inside ``I``)."""
+    radius = 0.05
+    return samples.skater(hub_inertia=skater["I"] - 0.4 * skater["m"] * radius**2, mass=skater["m"], radius=radius)
+
+
+def random_skater(ctx):
+    m = ctx.rng.uniform(0.5, 5.0)
+    return dict(I=0.4 * m * 0.05**2 + ctx.rng.uniform(0.2, 3.0), m=m)
+
+
+def momentum_with(q, qd, skater, *, hub=True, mass=True, energy=False):
+    """``L = (I + m r²) ω`` — or a slip: the hub or the mass left out, or the kinetic energy instead."""
+    inertia = skater["I"] * hub + skater["m"] * q[1] ** 2 * mass
+    if energy:
+        return 0.5 * inertia * qd[0] ** 2 + 0.5 * skater["m"] * qd[1] ** 2
+    return inertia * qd[0]
+
+
+def torques_with(q, qd, qdd, skater, *, coriolis=2.0, centrifugal=-1.0):
+    """``τ₁ = (I + m r²) θ̈ + 2 m r ṙ ω``, ``τ₂ = m r̈ − m r ω²`` — or another Coriolis factor or centrifugal sign."""
+    I, m, r = skater["I"], skater["m"], q[1]
+    return np.array([(I + m * r * r) * qdd[0] + coriolis * m * r * qd[1] * qd[0],
+                     m * qdd[1] + centrifugal * m * r * qd[0] ** 2])
+
+
+L_ENERGY = Variant("your skater_momentum seems to return the kinetic energy ½(I + m r²) ω² + ½ m ṙ²; the skater "
+                   "keeps her angular momentum L = ∂T/∂ω = (I + m r²) ω, not her energy (pulling in does work)",
+                   skater_momentum=partial(momentum_with, energy=True))
+L_HUB_ONLY = Variant("your L seems to be I ω alone: the mass at r carries m r² ω of the angular momentum too",
+                     skater_momentum=partial(momentum_with, mass=False))
+L_MASS_ONLY = Variant("your L seems to be m r² ω alone: the hub's I ω belongs to it too",
+                      skater_momentum=partial(momentum_with, hub=False))
+T_CORIOLIS_ONCE = Variant("your τ₁ seems to have m r ṙ ω where the Coriolis torque is 2 m r ṙ ω: "
+                          "d/dt ((I + m r²) ω) = (I + m r²) θ̈ + 2 m r ṙ ω (r² differentiates to 2 r ṙ)",
+                          skater_torques=partial(torques_with, coriolis=1.0))
+T_NO_CORIOLIS = Variant("your τ₁ seems to lack the Coriolis torque 2 m r ṙ ω: d/dt ∂T/∂ω differentiates I + m r² too",
+                        skater_torques=partial(torques_with, coriolis=0.0))
+T_CENTRIFUGAL_SIGN = Variant("your τ₂ seems to have + m r ω²: the slide must pull the mass IN against the "
+                             "centrifugal effect, τ₂ = m r̈ − m r ω² (−∂T/∂r = −m r ω²)",
+                             skater_torques=partial(torques_with, centrifugal=1.0))
+T_NO_CENTRIFUGAL = Variant("your τ₂ seems to lack the centrifugal term − m r ω² (from −∂T/∂r)",
+                           skater_torques=partial(torques_with, centrifugal=0.0))
+
+
+@EXERCISE.check("lagrange-skater-momentum", points=1, functions=("skater_momentum",),
+                title="skater_momentum: the angular momentum is conserved while the skater pulls in",
+                variants=(L_ENERGY, L_HUB_ONLY, L_MASS_ONLY))
+def check_skater_momentum(ctx, skater_momentum):
+    for _ in range(2):
+        skater = random_skater(ctx)
+        q, qd = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(0.1, 1.0)]), ctx.rng.normal(size=2) * 2
+        call = f"skater_momentum(q={fmt(q)}, qd={fmt(qd)}, skater={fmt_params(skater)})"
+        L = ctx.expect_shape("L", ctx.call(skater_momentum, q, qd, skater), (), call=call)
+        ctx.expect_close("L (kg·m²/s)", L, (crba(skater_model(skater), q) @ qd)[0], call=call,
+                         hint="L = ∂T/∂ω with T = ½ (I + m r²) ω² + ½ m ṙ² (the generalised momentum of the spin joint)")
+    skater = random_skater(ctx)
+    omega0, r0, r1 = ctx.rng.uniform(1.0, 3.0), ctx.rng.uniform(0.6, 1.0), ctx.rng.uniform(0.2, 0.4)
+    run = skater_pull_in(skater_model(skater), omega0=omega0, r0=r0, r1=r1, pull_time=0.8, duration=1.0, dt=0.01)
+    L0 = (skater["I"] + skater["m"] * r0**2) * omega0
+    for k in (0, 40, 60, 100):                                      # before, during and after the pull
+        q, qd = run.trajectory.q[k], run.trajectory.qd[k]
+        call = (f"skater_momentum(q={fmt(q)}, qd={fmt(qd)}, skater={fmt_params(skater)}) at t = {run.trajectory.t[k]:.2f} s "
+                f"of a pull-in from r = {r0:.3f} to {r1:.3f} m with no torque on the spin (τ₁ = 0)")
+        ctx.expect_close("L (must stay at (I + m r0²) ω0)", ctx.call(skater_momentum, q, qd, skater), L0,
+                         atol=1e-6 * max(1.0, abs(L0)), call=call,
+                         hint="no torque about the axis: L stays constant while ω grows as r shrinks; "
+                              "the kinetic energy does not stay constant (the arms do work)")
+
+
+@EXERCISE.check("lagrange-skater-torques", points=1, functions=("skater_torques",),
+                title="skater_torques: Lagrange's equations of the skater and the Coriolis torque 2 m r ṙ ω",
+                variants=(T_CORIOLIS_ONCE, T_NO_CORIOLIS, T_CENTRIFUGAL_SIGN, T_NO_CENTRIFUGAL))
+def check_skater_torques(ctx, skater_torques):
+    for _ in range(3):
+        skater = random_skater(ctx)
+        model = skater_model(skater)
+        q = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(0.1, 1.0)])
+        qd, qdd = ctx.rng.normal(size=2) * 2, ctx.rng.normal(size=2) * 2
+        call = f"skater_torques(q={fmt(q)}, qd={fmt(qd)}, qdd={fmt(qdd)}, skater={fmt_params(skater)})"
+        ctx.expect_close("(tau1, tau2)", ctx.call(skater_torques, q, qd, qdd, skater), rnea(model, q, qd, qdd),
+                         call=call, hint="d/dt ∂T/∂q̇ − ∂T/∂q with T = ½ (I + m r²) ω² + ½ m ṙ²: "
+                                         "τ₁ = (I + m r²) θ̈ + 2 m r ṙ ω, τ₂ = m r̈ − m r ω²")
+    skater = random_skater(ctx)
+    q = np.array([0.0, ctx.rng.uniform(0.2, 1.0)])
+    qd = np.array([ctx.rng.uniform(1.0, 3.0), -ctx.rng.uniform(0.5, 2.0)])        # spinning, pulling in
+    call = (f"skater_torques(q={fmt(q)}, qd={fmt(qd)}, qdd=(0, 0), skater={fmt_params(skater)}): keeping ω constant "
+            "while the mass slides in")
+    tau = ctx.expect_shape("(tau1, tau2)", ctx.call(skater_torques, q, qd, np.zeros(2), skater), (2,), call=call)
+    ctx.expect_close("tau1 (the Coriolis torque 2 m r ṙ ω = d/dt (m r²) ω)", tau[0],
+                     2 * skater["m"] * q[1] * qd[1] * qd[0], call=call,
+                     hint="[LG]'s appendix: τ = F_c r = d(m ω r²)/dt = 2 m ω r ṙ; the Coriolis force on the mass is 2 m ω ṙ")

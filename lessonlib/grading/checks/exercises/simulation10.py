@@ -1,0 +1,239 @@
+"""Checks of exercise 10: integrator steps, energy drift and Stribeck friction ([WJ §2.1], [WJ §2.3]; [DB4 §4.3], [DB4 §4.4]).
+
+The student's integrators take a :class:`~lessonlib.model.Model` and call the library's forward
+dynamics (``lessonlib.dynamics.aba``) — the exercise is the integration rule, not the dynamics — while
+``lessonlib.dynamics.simulate.simulate`` is unavailable. Each check compares with ``simulate`` (one
+step, or a whole run) and with identities that do not use it: the order of the semi-implicit
+update, the local error of RK4 falling like ``h⁵``, the ordering of the three integrators' energy
+errors, and the limits of the Stribeck curve.
+
+===========================  ======  ================================================================
+check                        points  what it tests
+===========================  ======  ================================================================
+``sim-semi-implicit``        1       ``semi_implicit_euler_step`` against ``simulate`` (one step)
+``sim-rk4``                  2       ``rk4_step`` against ``simulate`` (one step), random chains
+``sim-rk4-order``            1       ``rk4_step``: local error against a fine reference falls like ``h⁵``
+``sim-drift-euler``          1       ``energy_drift`` with explicit Euler against ``simulate``'s energy
+``sim-drift-integrators``    1       ``energy_drift`` with the other two; RK4 < semi-implicit < Euler
+``sim-stribeck``             1       ``stribeck`` against the library's friction model
+``sim-stribeck-limits``      1       ``stribeck``: f_s = f_c, rest, far from rest, odd, dissipative
+===========================  ======  ================================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lessonlib import samples
+from lessonlib.dynamics.friction import stribeck
+from lessonlib.dynamics.simulate import simulate
+from ..checker import Exercise
+from ._common import random_chain, random_gravity
+
+EXERCISE = Exercise(
+    "simulation10", notebook="10_simulation.ipynb", title="Lesson 10 — integrators, energy drift and friction",
+    blocked=("lessonlib.dynamics.simulate:simulate", "lessonlib.dynamics.simulate:rk4",
+             "lessonlib.dynamics.simulate:rk4_step", "lessonlib.dynamics.simulate:semi_implicit_euler_step",
+             "lessonlib.dynamics.simulate:euler_step", "lessonlib.dynamics.friction:stribeck",
+             "lessonlib.dynamics.friction:coulomb_smooth", "lessonlib.dynamics.friction:friction_regressor",
+             "lessonlib.constraints"),
+    copy_targets=("lessonlib.dynamics.simulate", "lessonlib.dynamics.friction"))
+
+INTEGRATORS = ("euler", "semi_implicit_euler", "rk4")
+
+
+# --- reference quantities (judge side; never sent to the kernel) ------------------------------
+
+
+
+def one_step(model, q, qd, tau, dt, integrator, gravity=None):
+    """``(q⁺, q̇⁺)`` after one step of the library's ``simulate`` with the constant torque ``tau``."""
+    traj = simulate(model, q, qd, lambda t, q, qd: tau, dt=dt, duration=dt, integrator=integrator,
+                    gravity=gravity, progress=False)
+    return traj.q[1], traj.qd[1]
+
+
+def drift_reference(model, q0, qd0, dt, steps, integrator):
+    """``E_k − E_0``, k = 0..steps, of a free (zero-torque) run of the library's ``simulate``."""
+    traj = simulate(model, q0, qd0, None, dt=dt, duration=steps * dt, integrator=integrator, progress=False)
+    assert len(traj.t) == steps + 1, "checker self-test: number of samples"
+    return traj.energy - traj.energy[0]
+
+
+def step_pair(ctx, result, n, call):
+    """Unpack a ``(q, qd)`` result into two (n,) arrays, failing readably."""
+    result = ctx.expect_tuple(result, ("q_next", "qd_next"), call=call)
+    return (ctx.expect_shape("q_next", result[0], (n,), call=call),
+            ctx.expect_shape("qd_next", result[1], (n,), call=call))
+
+
+def step_cases(ctx, trials=3):
+    for k in range(trials):
+        model = random_chain(ctx, n_max=4)
+        n = model.n
+        g = random_gravity(ctx) if k % 2 == 0 else None
+        yield (model, ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), 3 * ctx.rng.normal(size=n),
+               float(ctx.rng.uniform(0.01, 0.04)), g)
+
+
+# --- (a) one step ------------------------------------------------------------------------------------
+
+@EXERCISE.check("sim-semi-implicit", points=1, functions=("semi_implicit_euler_step",),
+                title="one step of semi-implicit (symplectic) Euler")
+def semi_implicit(ctx, semi_implicit_euler_step):
+    for model, q, qd, tau, dt, g in step_cases(ctx):
+        gtext = "gravity=g" if g is not None else "gravity=None"
+        call = f"semi_implicit_euler_step(model, q, qd, tau, dt={dt:.4g}, {gtext}) on a random {model.n}-link chain"
+        kwargs = {} if g is None else {"gravity": g}
+        q1, qd1 = step_pair(ctx, ctx.call(semi_implicit_euler_step, model, q, qd, tau, dt, **kwargs), model.n, call)
+        ref_q, ref_qd = one_step(model, q, qd, tau, dt, "semi_implicit_euler", gravity=g)
+        ctx.expect_close("qd_next", qd1, ref_qd, call=call,
+                         hint="qd_next = qd + dt * qdd with qdd = aba(model, q, qd, tau, gravity=gravity)")
+        explicit = q + dt * qd
+        if np.allclose(q1, explicit, atol=ctx.atol) and not np.allclose(explicit, ref_q, atol=ctx.atol):
+            ctx.fail("q_next = q + dt * qd is explicit Euler", call=call,
+                     hint="semi-implicit Euler moves the position with the NEW velocity: q_next = q + dt * qd_next")
+        ctx.expect_close("q_next", q1, ref_q, call=call, hint="q_next = q + dt * qd_next (the new velocity)")
+
+
+@EXERCISE.check("sim-rk4", points=2, functions=("rk4_step",),
+                title="one step of classical Runge-Kutta (RK4)")
+def rk4(ctx, rk4_step):
+    for model, q, qd, tau, dt, g in step_cases(ctx):
+        gtext = "gravity=g" if g is not None else "gravity=None"
+        call = f"rk4_step(model, q, qd, tau, dt={dt:.4g}, {gtext}) on a random {model.n}-link chain"
+        kwargs = {} if g is None else {"gravity": g}
+        q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, tau, dt, **kwargs), model.n, call)
+        ref_q, ref_qd = one_step(model, q, qd, tau, dt, "rk4", gravity=g)
+        hint = ("k1 = f(x), k2 = f(x + dt/2 k1), k3 = f(x + dt/2 k2), k4 = f(x + dt k3), x_next = x + dt/6 "
+                "(k1 + 2 k2 + 2 k3 + k4), with x = (q, qd) and f(q, qd) = (qd, aba(model, q, qd, tau))")
+        ctx.expect_close("q_next", q1, ref_q, call=call, hint=hint)
+        ctx.expect_close("qd_next", qd1, ref_qd, call=call, hint=hint)
+
+
+@EXERCISE.check("sim-rk4-order", points=1, functions=("rk4_step",),
+                title="RK4: the local error falls like h to the fifth")
+def rk4_order(ctx, rk4_step):
+    model = samples.pendulum()
+    for _ in range(3):
+        q, qd = ctx.rng.uniform(-1.5, 1.5, 1), ctx.rng.normal(size=1)
+        errors = []
+        for h in (0.01, 0.005):
+            fine = simulate(model, q, qd, None, dt=h / 32, duration=h, progress=False)     # error ~ 32⁻⁴ of a step
+            call = f"rk4_step(pendulum, q={q[0]:.4g}, qd={qd[0]:.4g}, tau=0, dt={h})"
+            q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, np.zeros(1), h), 1, call)
+            errors.append(max(abs(q1[0] - fine.q[-1, 0]), abs(qd1[0] - fine.qd[-1, 0])))
+        ratio = errors[0] / max(errors[1], 1e-300)
+        if not ratio > 27.0:
+            ctx.fail(f"halving the step from 0.01 s to 0.005 s divided the one-step error by {ratio:.3g} "
+                     f"(errors {errors[0]:.3g}, {errors[1]:.3g} against a 32-times finer simulation); a fourth-order "
+                     "method's local error falls like h^5, a factor of 32", call="rk4_step on the pendulum",
+                     hint="about 4 means first order (Euler), 8 second, 16 third: check the stage points and the "
+                          "weights 1, 2, 2, 1 over 6")
+
+
+# --- (b) energy drift ----------------------------------------------------------------------------------
+
+def drift_case(ctx):
+    model = samples.planar_2link() if ctx.rng.uniform() < 0.5 else samples.planar_3link()
+    q0 = ctx.rng.uniform(-np.pi / 2, np.pi / 2, model.n)
+    return model, q0, np.zeros(model.n), 0.01, int(ctx.rng.integers(80, 151))
+
+
+def drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator):
+    call = (f"energy_drift({model.name}, q0, qd0=0, dt={dt}, steps={steps}, integrator={integrator!r})")
+    got = ctx.expect_shape("E_k - E_0", ctx.call(energy_drift, model, q0, qd0, dt, steps, integrator=integrator),
+                           (steps + 1,), call=call)
+    expected = drift_reference(model, q0, qd0, dt, steps, integrator)
+    error = np.abs(got - expected)
+    atol = ctx.atol * max(1.0, np.abs(expected).max())
+    if error.max() > atol:                                  # a readable summary instead of two long arrays
+        k = int(np.argmax(error > atol))
+        ctx.fail(f"E_k - E_0 first differs at k = {k} (t = {k * dt:.4g} s): expected {expected[k]:.6g} J, got "
+                 f"{got[k]:.6g} J; at the end (k = {steps}) expected {expected[-1]:.6g} J, got {got[-1]:.6g} J; "
+                 f"largest error {error.max():.3g} > tolerance {atol:.3g}", call=call,
+                 hint="E_0 is the energy at the start (so the first entry is 0), then one entry per step, "
+                      "with zero torque and the model's default gravity")
+    return got
+
+
+@EXERCISE.check("sim-drift-euler", points=1, functions=("energy_drift",),
+                title="energy drift of explicit Euler")
+def drift_euler(ctx, energy_drift):
+    model, q0, qd0, dt, steps = drift_case(ctx)
+    drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, "euler")
+
+
+@EXERCISE.check("sim-drift-integrators", points=1, functions=("energy_drift",),
+                title="energy drift of semi-implicit Euler and RK4")
+def drift_integrators(ctx, energy_drift):
+    model, q0, qd0, dt, steps = drift_case(ctx)
+    for integrator in ("semi_implicit_euler", "rk4"):
+        drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator)
+    rod = samples.pendulum()                              # one link: the three errors always order the same way
+    q0 = ctx.rng.choice([-1.0, 1.0], 1) * ctx.rng.uniform(0.3, 2.5, 1)
+    worst = {integrator: np.abs(drift_of(ctx, energy_drift, rod, q0, np.zeros(1), dt, steps, integrator)).max()
+             for integrator in INTEGRATORS}
+    if not worst["rk4"] < worst["semi_implicit_euler"] < worst["euler"]:
+        ctx.fail("expected the largest |E_k - E_0| of the pendulum to order rk4 < semi_implicit_euler < euler, got "
+                 + ", ".join(f"{k}: {v:.3g} J" for k, v in worst.items()))
+
+
+# --- (c) Stribeck friction ---------------------------------------------------------------------------------
+
+def stribeck_params(ctx, n):
+    fc = ctx.rng.uniform(0.1, 2.0, n)
+    return dict(fc=fc, fs=fc * ctx.rng.uniform(1.0, 2.5, n), vs=ctx.rng.uniform(0.02, 0.3, n),
+                b=ctx.rng.uniform(0.0, 1.0, n))
+
+
+def describe(p, **extra):
+    return ", ".join([f"{k}=<{np.size(v)} values>" if np.ndim(v) else f"{k}={v:.4g}" for k, v in p.items()]
+                     + [f"{k}={v!r}" for k, v in extra.items()])
+
+
+@EXERCISE.check("sim-stribeck", points=1, functions=("stribeck",),
+                title="the Stribeck friction curve")
+def stribeck_values(ctx, stribeck_student):
+    shapes = ((2.0, 1e-3), (float(ctx.rng.uniform(0.5, 3.0)), float(ctx.rng.uniform(0.005, 0.05))), (2.0, 0.0))
+    for delta, eps in shapes:
+        n = int(ctx.rng.integers(3, 8))
+        qd = ctx.rng.normal(0.0, 0.3, n)
+        p = stribeck_params(ctx, n)
+        call = f"stribeck(qd, {describe(p, delta=round(delta, 4), eps=round(eps, 4))})"
+        got = ctx.call(stribeck_student, qd, p["fc"], p["fs"], p["vs"], p["b"], delta=delta, eps=eps)
+        ctx.expect_close("tau_f (n,)", got, stribeck(qd, p["fc"], p["fs"], p["vs"], p["b"], delta=delta, eps=eps),
+                         call=call, hint="(f_c + (f_s - f_c) exp(-|qd / v_s|^delta)) tanh(qd / eps) + b qd; "
+                                         "eps = 0 means sign(qd) instead of tanh")
+    qd, p = float(ctx.rng.uniform(0.01, 0.2)), dict(fc=1.0, fs=1.5, vs=0.1, b=0.2)
+    call = f"stribeck({qd:.4g}, {describe(p)}) with scalar arguments"
+    ctx.expect_close("tau_f", ctx.call(stribeck_student, qd, 1.0, 1.5, 0.1, 0.2),
+                     stribeck(qd, 1.0, 1.5, 0.1, 0.2), call=call, hint="delta=2 and eps=1e-3 by default")
+
+
+@EXERCISE.check("sim-stribeck-limits", points=1, functions=("stribeck",),
+                title="the Stribeck curve's limits: no hump, rest, sliding, odd, dissipative")
+def stribeck_limits(ctx, stribeck_student):
+    n = 6
+    p = stribeck_params(ctx, n)
+    eps = float(ctx.rng.uniform(0.005, 0.02))
+    qd = ctx.rng.normal(0.0, 0.2, n)
+    flat = ctx.call(stribeck_student, qd, p["fc"], p["fc"], p["vs"], p["b"], eps=eps)
+    ctx.expect_close("tau_f with f_s = f_c", flat, p["fc"] * np.tanh(qd / eps) + p["b"] * qd,
+                     call="stribeck(qd, fc, fs=fc, vs, b, eps=eps)",
+                     hint="with f_s = f_c the hump vanishes: smoothed Coulomb plus viscous, f_c tanh(qd/eps) + b qd")
+    args = (p["fc"], p["fs"], p["vs"], p["b"])
+    ctx.expect_close("tau_f at rest", ctx.call(stribeck_student, np.zeros(n), *args, eps=eps),
+                     np.zeros(n), call="stribeck(0, ...)", hint="tanh(0) = 0 and b * 0 = 0")
+    fast = np.sign(ctx.rng.normal(size=n)) * ctx.rng.uniform(20.0, 40.0, n) * p["vs"]      # |qd| >> v_s, eps
+    ctx.expect_close("tau_f far from rest", ctx.call(stribeck_student, fast, *args, eps=eps),
+                     p["fc"] * np.sign(fast) + p["b"] * fast, call="stribeck(qd with |qd| >> v_s, ...)",
+                     hint="sliding fast, the static level has decayed: f_c sign(qd) + b qd")
+    tau = ctx.expect_shape("tau_f", ctx.call(stribeck_student, qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), (n,),
+                           call="stribeck(qd, ...)")
+    ctx.expect_close("stribeck(-qd) = -stribeck(qd)",
+                     ctx.call(stribeck_student, -qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), -tau,
+                     call="stribeck(-qd, ...)", hint="friction is odd in the velocity, tau_f(-qd) = -tau_f(qd): the level depends on |qd|, the "
+                         "direction on tanh(qd / eps)")
+    if np.any(qd * tau < 0):
+        ctx.fail(f"friction must dissipate, qd * tau_f >= 0 for every joint; got qd * tau_f = {qd * tau}",
+                 call="stribeck(qd, ...)", hint="tau_f has the sign of qd ([WJ]: M qdd + c + g + tau_f = tau_a)")

@@ -1,0 +1,156 @@
+"""Checks of exercise 00: a warm-up — is this matrix a rotation, and what holds an arm still?
+
+Two small functions. ``rotation_check`` is plain NumPy ([LG, 李群]'s SO(3): ``RᵀR = I``,
+``det R = +1``); ``static_holding_torque`` is the tour's gravity plot as a function: the torques
+that hold an arm at rest, ``τ = g(q)``, by calling the library ([WJ §2.1]'s standard form with
+``q̇ = q̈ = 0``). The library's answer is checked against an independent route (the gradient of
+the potential energy, by central differences) before it is compared with the student's.
+
+=========================  ======  ==========================================================
+check                      points  what it tests
+=========================  ======  ==========================================================
+``tour-rotation-error``    1       ``rotation_check``: the orthogonality error ``max|RᵀR − I|``
+``tour-rotation-verdict``  1       ``rotation_check``: the verdict (error ≤ tol and det R > 0)
+``tour-holding``           1       ``static_holding_torque`` on [SWC16]'s arm and [RNE05]'s
+``tour-holding-gravity``   1       ... on random trees with another gravity (the Moon, tilted)
+=========================  ======  ==========================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lessonlib import samples, so3
+from lessonlib.dynamics import gravity_torques
+from lessonlib.dynamics.energy import potential_energy
+from ..checker import Exercise
+
+EXERCISE = Exercise(
+    "tour00", notebook="00_tour.ipynb", title="Lesson 00 — warm-up: rotations and holding torques",
+    blocked=("lessonlib.so3:is_rotation",))
+
+#: The pose the tour shows [SWC16]'s arm in (course/00_tour.ipynb, ``q_show``).
+Q_SHOW = np.array([0.4, 0.7, 0.0, 1.1, 0.0, 0.5, 0.0])
+#: Step of the central differences of the potential energy (checker self-test only).
+FD_STEP = 1e-6
+
+
+# --- references (judge side) --------------------------------------------------------------------
+
+def orthogonality_errors(R):
+    """``max|RᵀR − I|`` and ``max|RRᵀ − I|`` (either one is an accepted orthogonality error)."""
+    R = np.asarray(R, dtype=float)
+    return float(np.abs(R.T @ R - np.eye(3)).max()), float(np.abs(R @ R.T - np.eye(3)).max())
+
+
+def is_rotation_reference(R, tol):
+    return orthogonality_errors(R)[0] <= tol and float(np.linalg.det(R)) > 0
+
+
+def gravity_by_potential(model, q, gravity=None):
+    """``g(q) = ∂U/∂q`` by central differences of the potential energy (no RNEA anywhere)."""
+    q = np.asarray(q, dtype=float)
+    E = np.eye(model.n) * FD_STEP
+    return np.array([(potential_energy(model, q + e, gravity=gravity) - potential_energy(model, q - e, gravity=gravity))
+                     / (2 * FD_STEP) for e in E])
+
+
+def holding_reference(model, q, gravity=None):
+    tau = gravity_torques(model, q, gravity=gravity)
+    assert np.allclose(tau, gravity_by_potential(model, q, gravity), atol=1e-5), "checker self-test: dU/dq"
+    return tau
+
+
+def random_rotation(ctx):
+    return so3.exp(ctx.rng.normal(size=3) * ctx.rng.uniform(0.3, 1.0))
+
+
+
+def as_bool(ctx, value, what, call):
+    """A student's True/False (bool, or the integers 0/1), else a readable failure."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    ctx.fail(f"{what}: expected True or False, got {value!r}", call=call)
+
+
+def _rotation_cases(ctx):
+    """(label, R, tol): rotations, near-rotations and clear non-rotations, in a random order."""
+    R = [random_rotation(ctx) for _ in range(6)]
+    noise = ctx.rng.normal(size=(3, 3))
+    cases = [("a rotation", R[0], 1e-6),
+             ("the identity", np.eye(3), 1e-6),
+             ("a rotation about z", so3.rot_z(ctx.rng.uniform(-3, 3)), 1e-6),
+             ("a rotation with rounding noise (1e-10)", R[1] + 1e-10 * noise, 1e-6),
+             ("a rotation with noise 1e-4", R[2] + 1e-4 * noise, 1e-6),
+             ("the same noisy rotation, tol = 1e-2", R[2] + 1e-4 * noise, 1e-2),
+             ("a reflection (det = -1)", R[3] @ np.diag([1.0, 1.0, -1.0]), 1e-6),
+             ("minus a rotation", -R[4], 1e-6),
+             ("a rotation scaled by 1.05", 1.05 * R[5], 1e-6),
+             ("a rotation stretched along one axis", R[0] @ np.diag([1.0, 1.3, 1.0]), 1e-6),
+             ("a shear", np.array([[1.0, 0.4, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), 1e-6)]
+    order = ctx.rng.permutation(len(cases))
+    return [cases[i] for i in order]
+
+
+# --- (a) is it a rotation? -----------------------------------------------------------------------
+
+@EXERCISE.check("tour-rotation-error", points=1, functions=("rotation_check",),
+                title="rotation_check: the orthogonality error max|RᵀR − I|")
+def rotation_error(ctx, rotation_check):
+    for label, R, tol in _rotation_cases(ctx):
+        call = f"rotation_check(R, tol={tol:g}) with R = {label}"
+        error, _ = ctx.expect_tuple(ctx.call(rotation_check, R, tol=tol), ("error", "ok"), call=call,
+                                    hint="end the function with: return error, ok")
+        error = float(ctx.expect_shape("error", error, (), call=call))
+        e_tr, e_rt = orthogonality_errors(R)
+        best = e_tr if abs(error - e_tr) <= abs(error - e_rt) else e_rt
+        ctx.expect_close("error", error, best, call=call,
+                         hint="error = the largest entry of |R.T @ R - I| (np.abs(...).max())")
+
+
+@EXERCISE.check("tour-rotation-verdict", points=1, functions=("rotation_check",),
+                title="rotation_check: the verdict RᵀR = I within tol and det R = +1")
+def rotation_verdict(ctx, rotation_check):
+    for label, R, tol in _rotation_cases(ctx):
+        call = f"rotation_check(R, tol={tol:g}) with R = {label}"
+        _, ok = ctx.expect_tuple(ctx.call(rotation_check, R, tol=tol), ("error", "ok"), call=call,
+                                    hint="end the function with: return error, ok")
+        ok = as_bool(ctx, ok, "ok", call)
+        expected = is_rotation_reference(R, tol)
+        if ok != expected:
+            ctx.fail(f"ok: expected {expected}, got {ok}", call=call,
+                     hint="ok needs both: the error at most tol, and det(R) > 0 (a reflection has det = -1)")
+
+
+# --- (b) holding torques -------------------------------------------------------------------------
+
+@EXERCISE.check("tour-holding", points=1, functions=("static_holding_torque",),
+                title="static_holding_torque on [SWC16]'s and [RNE05]'s arms")
+def holding(ctx, static_holding_torque):
+    arm7 = samples.seed002_7dof()
+    cases = [(arm7, Q_SHOW), (arm7, ctx.rng.uniform(-np.pi, np.pi, 7)),
+             (samples.planar_2link(), np.zeros(2)), (samples.planar_2link(), ctx.rng.uniform(-np.pi, np.pi, 2))]
+    for model, q in cases:
+        call = f"static_holding_torque({model.name}, q = {np.round(q, 3).tolist()})"
+        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q), call=call,
+                         hint="at rest the motors only cancel gravity: tau = g(q), the library's gravity_torques")
+
+
+@EXERCISE.check("tour-holding-gravity", points=1, functions=("static_holding_torque",),
+                title="static_holding_torque on random arms, with another gravity")
+def holding_gravity(ctx, static_holding_torque):
+    g_tilted = ctx.rng.normal(size=3)
+    g_tilted *= ctx.rng.uniform(5.0, 15.0) / np.linalg.norm(g_tilted)
+    for label, gravity in (("the Moon's", np.array([0.0, 0.0, -1.62])), ("a tilted", g_tilted)):
+        n = int(ctx.rng.integers(3, 7))
+        model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=True, prismatic=True)
+        q = ctx.rng.uniform(-np.pi, np.pi, n)
+        call = (f"static_holding_torque(model, q, gravity={np.round(gravity, 3).tolist()}) "
+                f"({label} gravity, a random {n}-body tree)")
+        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q, gravity=gravity),
+                         holding_reference(model, q, gravity), call=call,
+                         hint="pass the gravity on: gravity_torques(model, q, gravity=gravity)")
+        call = f"static_holding_torque(model, q) (default gravity, a random {n}-body tree)"
+        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q), call=call,
+                         hint="gravity=None means the model's own default gravity")

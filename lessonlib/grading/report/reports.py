@@ -1,0 +1,72 @@
+"""What a batch writes: the per-check CSV, the results JSON, the feedback files, the terminal summary."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+
+from .results import STATUSES
+
+CSV_COLUMNS = ("submission", "check", "points", "max_points", "status")
+
+
+def write_csv(results, path):
+    """The gradebook: one row per submission × check, columns :data:`CSV_COLUMNS`."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(CSV_COLUMNS)
+        for r in results:
+            for c in r.checks.values():
+                writer.writerow([r.submission, c.check, c.points, c.max_points, c.status])
+
+
+def write_json(results, path):
+    """``{submission file name: {"total", "max", "checks": {id: {points, max_points, status, message}}, ...}}``."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({r.submission: r.as_json() for r in results}, fh, indent=1, ensure_ascii=False)
+
+
+def feedback_markdown(result, *, title="", preview=False):
+    """The student's feedback: a score table, then each unpassed check's message."""
+    lines = [f"# {title or 'Feedback'}: {result.submission}", ""]
+    if preview:
+        lines += ["> **Preview** — computed on your own machine; your grade is what your instructor's grader "
+                  "gives.", ""]
+    lines += [f"**Score: {result.total} / {result.max}**", "", "| check | points | status |", "|---|---:|---|"]
+    lines += [f"| `{c.check}` | {c.points} / {c.max_points} | {c.status} |" for c in result.checks.values()]
+    lines.append("")
+    for c in result.checks.values():
+        if c.status != "passed":
+            lines += [f"## `{c.check}` — {c.status}", "", f"*{STATUSES.get(c.status, '')}*", ""]
+            if c.message:
+                lines += ["```text", c.message.replace("```", "'''"), "```", ""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return "\n".join(lines)
+
+
+def write_feedback(results, directory, *, title=""):
+    """One Markdown file per submission (``<name>.md``, path separators replaced)."""
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for r in results:
+        stem = re.sub(r"[^A-Za-z0-9._#-]", "_", r.submission.removesuffix(".ipynb"))
+        p = os.path.join(directory, f"{stem}.md")
+        with open(p, "w", encoding="utf-8") as fh:
+            fh.write(feedback_markdown(r, title=title))
+        paths.append(p)
+    return paths
+
+
+def summary_table(results):
+    """A plain-text table of totals (for the terminal)."""
+    width = max([len(r.submission) for r in results] + [10])
+    rows = [f"{'submission':<{width}}  score   statuses"]
+    for r in results:
+        counts = {}
+        for c in r.checks.values():
+            counts[c.status] = counts.get(c.status, 0) + 1
+        rows.append(f"{r.submission:<{width}}  {r.total:>2}/{r.max:<3}  "
+                    + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return "\n".join(rows)

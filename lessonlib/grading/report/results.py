@@ -1,0 +1,107 @@
+"""The typed results of grading: one :class:`CheckResult` per check, one :class:`SubmissionResult` per notebook.
+
+The grader's pipeline makes them (:mod:`lessonlib.grading.verdict`); everything a batch writes is
+made from them (this package); the resumable record stores them whole (:meth:`SubmissionResult.as_record`).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass, field
+
+_STUDENT_ID = re.compile(r"[^A-Za-z0-9._@+-]")
+#: ``student_id`` values that are the exercise's placeholder, not a student's id.
+PLACEHOLDER_IDS = {"", "your-id-here", "anonymous"}
+
+
+def clean_student_id(text):
+    """A student id made safe for file names and spreadsheets: letters, digits and ``._@+-`` only, 64 at most."""
+    return _STUDENT_ID.sub("_", text.strip())[:64]
+
+
+def file_student_id(path):
+    """The student id a submission gets from its file name (``alice_05.ipynb`` → ``alice_05``), sanitised."""
+    return clean_student_id(os.path.splitext(os.path.basename(path))[0])
+
+
+#: Every status a check can get, and what it means (the feedback files explain them with this; the
+#: words are the student's: no process names, no internal paths).
+STATUSES = {
+    "passed": "the check cell printed the expected verdict and the grader's own run of the check passed",
+    "not-attempted": "the answer is still the exercise's stub (unchanged, or it raises NotImplementedError)",
+    "failed": "the grader ran the check and the answer disagreed (see the message)",
+    "needs-review": "the check would pass, but its points wait for an instructor's review (see the reason)",
+    "access-denied": "the answer tried to reach files or processes outside the grader's sandbox (denied)",
+    "used-library": "the answer called a library function the exercise asks you to write",
+    "output-mismatch": "the grader's run of the check passed, but the check cell printed something else",
+    "unverified": "the check cell printed the verdict, but the grader never ran this check",
+    "error": "the check cell raised before the grader could run the check (e.g. a missing function)",
+    "timeout": "your code ran out of time (the limit per cell or per notebook) before this check finished",
+    "kernel-died": "the kernel died (crash, os._exit or a signal) before this check finished",
+    "not-run": "the check cell did not run",
+    "unreadable": "the submission could not be read as a notebook",
+    "checker-error": "the checker itself failed (your instructor has been told)",
+    "grader-error": "the grader could not run this notebook (your instructor has the details)",
+}
+
+
+@dataclass
+class CheckResult:
+    check: str
+    points: int
+    max_points: int
+    status: str
+    message: str = ""
+    nbval: str = "not-run"          # passed / failed / timeout / kernel-died / not-run
+    judge: str = "none"             # pass / fail / none
+    withheld: int = 0               # points waiting for review (needs-review)
+
+
+@dataclass
+class SubmissionResult:
+    submission: str
+    path: str
+    student_id: str = ""
+    checks: dict = field(default_factory=dict)
+    flags: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    error: str = ""
+    seconds: float = 0.0
+    protection: str = ""
+    interrupted: bool = False       # the batch was stopped during this run: not a result to keep
+
+    @property
+    def total(self):
+        return sum(c.points for c in self.checks.values())
+
+    @property
+    def max(self):
+        return sum(c.max_points for c in self.checks.values())
+
+    @property
+    def needs_review(self):
+        """The reasons of the checks whose points wait for review (empty: nothing to review)."""
+        return [f"{c.check}: {c.message}" for c in self.checks.values() if c.status == "needs-review"]
+
+    def as_json(self):
+        return {"total": self.total, "max": self.max, "student_id": self.student_id,
+                "checks": {k: {"points": c.points, "max_points": c.max_points, "status": c.status,
+                               "message": c.message, "nbval": c.nbval, "judge": c.judge, "withheld": c.withheld}
+                           for k, c in self.checks.items()},
+                "withheld": sum(c.withheld for c in self.checks.values()), "protection": self.protection,
+                "flags": self.flags, "notes": self.notes, "error": self.error, "seconds": round(self.seconds, 2)}
+
+    def as_record(self):
+        """Everything, for the resumable record (:func:`from_record` reads it back)."""
+        return {**asdict(self), "checks": {k: asdict(c) for k, c in self.checks.items()}}
+
+    @classmethod
+    def from_record(cls, record):
+        fields = {k: v for k, v in record.items() if k in cls.__dataclass_fields__}
+        fields["checks"] = {k: CheckResult(**c) for k, c in record.get("checks", {}).items()}
+        return cls(**fields)
+
+
+def all_checks(reference, status, message):
+    """Every check of ``reference`` with no points and the same status (e.g. ``unreadable``)."""
+    return {c.id: CheckResult(c.id, 0, c.points, status, message) for c in reference.checks}

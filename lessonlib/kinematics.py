@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validate as validate
 from . import se3
 from ._operators import rot6
 from .conventions import BASE
@@ -188,9 +189,7 @@ def wrench_at_body(model, frame, F):
     >>> body, F_body + 0.0                              # about body 1's origin: n = (1, 0, 0) × (0, -10, 0)
     (1, array([  0.,   0., -10.,   0., -10.,   0.]))
     """
-    F = np.asarray(F, dtype=float)
-    if F.shape != (6,) or not np.all(np.isfinite(F)):
-        raise ValueError(f"F: expected a finite wrench [n; f] of shape (6,), got shape {F.shape}")
+    F = validate.wrench(F, "F")
     b, T_b_f = resolve_body(model, frame)
     return b, se3.Ad(se3.inv(T_b_f)).T @ F
 
@@ -208,8 +207,7 @@ def jacobian(model, q, body=-1, frame="space"):
     >>> J[:, 1].round(12) + 0.0                     # joint 2: z-axis through (1, 0, 0)
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
-    if frame not in FRAMES:
-        raise ValueError(f"frame: expected one of {FRAMES}, got {frame!r}")
+    validate.one_of(frame, FRAMES, "frame")
     b, T_b_point = resolve_body(model, body)
     J = np.zeros((6, model.n))
     if b == BASE:                                         # a frame fixed to the base never moves

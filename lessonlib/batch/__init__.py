@@ -44,6 +44,7 @@ import importlib.util
 
 import numpy as np
 
+from .. import _validate as validate
 from ..conventions import base_acceleration
 from .forward_dynamics import aba_block
 from .frames import RIGID, RIGID_COLUMN, JointFrames, Workspace, cos_sin, joint_frames
@@ -74,8 +75,7 @@ def _backend(backend):
                 _compiled()
             except ImportError:                          # numba installed but unusable here: NumPy it is
                 backend = "numpy"
-    if backend not in BACKENDS:
-        raise ValueError(f"backend: expected one of {BACKENDS} or None, got {backend!r}")
+    validate.one_of(backend, BACKENDS, "backend", or_none=True)
     if backend not in available_backends():
         raise ValueError("backend: 'numba' needs numba, which is not installed (pip install lessonlib[fast])")
     return backend
@@ -102,38 +102,6 @@ def _wrenches_per_sample(model, F):
     if F is None:
         return np.zeros((0, model.n, 6))
     return np.ascontiguousarray(F[None] if F.ndim == 2 else F)
-
-
-# --- input checking ------------------------------------------------------------------------------
-
-def _trajectory(model, X, name, N=None):
-    """``X`` as a float (N, n) array of finite numbers, or ValueError naming ``name``."""
-    try:
-        A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected numbers, got {type(X).__name__} ({exc})") from None
-    want = f"({'N' if N is None else N}, {model.n})"
-    if A.ndim != 2 or A.shape[1] != model.n or (N is not None and A.shape[0] != N):
-        raise ValueError(f"{name}: expected shape {want} (samples × joints of {model.name!r}), got {A.shape}")
-    if not np.isfinite(A).all():
-        raise ValueError(f"{name}: contains non-finite values")
-    return A
-
-
-def _wrenches(model, f_ext, N):
-    """``f_ext`` as a float (N, n, 6) or (n, 6) array, or ValueError."""
-    if f_ext is None:
-        return None
-    try:
-        F = np.asarray(f_ext, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"f_ext: expected numbers, got {type(f_ext).__name__} ({exc})") from None
-    if F.shape not in ((N, model.n, 6), (model.n, 6)):
-        raise ValueError(f"f_ext: expected shape ({N}, {model.n}, 6) or ({model.n}, 6) (wrenches [n; f] "
-                         f"on the bodies, body frames), got {F.shape}")
-    if not np.isfinite(F).all():
-        raise ValueError("f_ext: contains non-finite values")
-    return F
 
 
 def _blocks(N):
@@ -184,7 +152,7 @@ def crba(model, Q, *, backend=None):
     symmetric matrices).
     """
     backend = _backend(backend)
-    Q = _trajectory(model, Q, "Q")
+    Q = validate.trajectory(model, Q, "Q")
     frames = joint_frames(model)
     if backend == "numba":
         M = np.empty((Q.shape[0], model.n, model.n))
@@ -213,10 +181,10 @@ def _joint_space(model, algorithm, arrays, gravity, f_ext, backend):
     """``rnea`` or ``aba`` on the checked (N, n) ``arrays`` (q first), by the chosen backend: (N, n)."""
     backend = _backend(backend)
     (q_name, Q), *others = arrays.items()
-    Q = _trajectory(model, Q, q_name)
+    Q = validate.trajectory(model, Q, q_name)
     N = Q.shape[0]
-    X1, X2 = (_trajectory(model, X, name, N) for name, X in others)
-    F = _wrenches(model, f_ext, N)
+    X1, X2 = (validate.trajectory(model, X, name, N) for name, X in others)
+    F = validate.trajectory_wrenches(model, f_ext, N)
     if backend == "numpy":
         return _per_sample(model, {"rnea": rnea_block, "aba": aba_block}[algorithm], (Q, X1, X2), gravity, F)
     frames, out = joint_frames(model), np.empty((N, model.n))

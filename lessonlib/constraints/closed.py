@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import se3
 from .._operators import matvec, rot6
 from ..conventions import BASE, CONSISTENCY_TOL, RANK_TOL
@@ -108,8 +109,7 @@ def inverse_dynamics(cm, q, qd, qdd, *, gravity=None, method="noc"):
     (``M q̈ + c + g``), :func:`constraint_jacobian`, :func:`noc`.
     """
     check_closed(cm)
-    if method not in ID_METHODS:
-        raise ValueError(f"method: expected one of {ID_METHODS}, got {method!r}")
+    validate.one_of(method, ID_METHODS, "method")
     q, qd, qdd = _check_state(cm, q, qd, qdd)
     tau_tree = crba(cm.tree, q) @ qdd + bias_forces(cm.tree, q, qd, gravity=gravity)
     G = constraint_jacobian(cm, q)
@@ -149,8 +149,7 @@ def forward_dynamics(cm, q, qd, tau, *, gravity=None, method="multipliers", baum
     that ``(q, q̇)`` is on the constraint (a simulation never is, exactly).
     """
     check_closed(cm)
-    if method not in FD_METHODS:
-        raise ValueError(f"method: expected one of {FD_METHODS}, got {method!r}")
+    validate.one_of(method, FD_METHODS, "method")
     q = cm.check_q(q)
     qd = cm.check_q(qd, "qd")
     tau = cm.check_tau(tau)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import se3
 from ..conventions import BASE
 from ..model import Model
@@ -73,8 +74,7 @@ class LoopConstraint:
     name: str = ""
 
     def __post_init__(self):
-        if self.kind not in CONSTRAINT_KINDS:
-            raise ValueError(f"kind: expected one of {tuple(CONSTRAINT_KINDS)}, got {self.kind!r}")
+        validate.one_of(self.kind, CONSTRAINT_KINDS, "kind")
         for attr in ("body_a", "body_b"):
             v = getattr(self, attr)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):

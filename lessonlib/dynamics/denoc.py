@@ -71,6 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as validate
 from .._operators import ad, rot6, skew
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import fk
@@ -203,8 +204,7 @@ class DeNOCMatrices:
 
 
 def _check_reference(reference):
-    if reference not in REFERENCES:
-        raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
+    validate.one_of(reference, REFERENCES, "reference")
 
 
 def denoc_matrices(model, q, qd=None, *, reference="origin"):

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import positive
+from .. import _validate as validate
 from .energy import total_energy
 from .terms import FD_METHODS, forward_dynamics
 
@@ -165,12 +165,10 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
 
     Returns a :class:`Trajectory`. Deterministic: the same inputs give the same arrays.
     """
-    if integrator not in INTEGRATORS:
-        raise ValueError(f"integrator: expected one of {INTEGRATORS}, got {integrator!r}")
-    if method not in FD_METHODS:
-        raise ValueError(f"method: expected one of {FD_METHODS}, got {method!r}")
-    dt = positive(dt, "dt")
-    duration = positive(duration, "duration")
+    validate.one_of(integrator, INTEGRATORS, "integrator")
+    validate.one_of(method, FD_METHODS, "method")
+    dt = validate.positive(dt, "dt")
+    duration = validate.positive(duration, "duration")
     if torque_fn is not None and not callable(torque_fn):
         raise ValueError(f"torque_fn: expected a function (t, q, qd) -> tau or None, got {type(torque_fn).__name__}")
     if friction is not None and not callable(friction):

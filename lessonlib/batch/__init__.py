@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import _validate as validate
 from ..conventions import base_acceleration
-from .forward_dynamics import aba_block
+from .forward_dynamics import SingularPivot, aba_block
 from .frames import RIGID, RIGID_COLUMN, JointFrames, Workspace, cos_sin, joint_frames
 from .inverse_dynamics import rnea_block
 from .mass_matrix import crba_block
@@ -113,8 +113,13 @@ def _columns(X):
     return np.ascontiguousarray(X.T)
 
 
-def _per_sample(model, block, arrays, gravity, F):
-    """Rows (N, n) of ``block(frames, *columns, a_0, F)`` run on ``BLOCK`` samples at a time.
+def _singular(model, joint, D, sample):
+    """The error of :func:`lessonlib.dynamics.aba` for a vanishing ``D_i``, naming the sample too."""
+    return validate.singular_mass_matrix(model, joint, f"D_{joint} = S_iᵀ I^A_i S_i", D, sample=sample)
+
+
+def _per_sample(model, block, arrays, gravity, F, **options):
+    """Rows (N, n) of ``block(frames, *columns, a_0, F, **options)`` run on ``BLOCK`` samples at a time.
 
     ``arrays`` are the (N, n) joint-space inputs, handed to the kernel as (n, N) columns;
     ``F`` the wrenches, (n, 6) for every sample or (N, n, 6), handed on component-major as
@@ -128,7 +133,11 @@ def _per_sample(model, block, arrays, gravity, F):
         F = F.T[:, :, None] if F.ndim == 2 else np.ascontiguousarray(F.transpose(2, 1, 0))
     out, work = np.empty((model.n, N)), Workspace()
     for b in _blocks(N):
-        out[:, b] = block(frames, work, *(x[:, b] for x in columns), a_0, None if F is None else F[..., b])
+        try:
+            out[:, b] = block(frames, work, *(x[:, b] for x in columns), a_0, None if F is None else F[..., b],
+                              **options)
+        except SingularPivot as singular:
+            raise _singular(model, singular.joint, singular.D, b.start + singular.sample) from None
     return np.ascontiguousarray(out.T)
 
 
@@ -186,10 +195,18 @@ def _joint_space(model, algorithm, arrays, gravity, f_ext, backend):
     X1, X2 = (validate.trajectory(model, X, name, N) for name, X in others)
     F = validate.trajectory_wrenches(model, f_ext, N)
     if backend == "numpy":
-        return _per_sample(model, {"rnea": rnea_block, "aba": aba_block}[algorithm], (Q, X1, X2), gravity, F)
+        if algorithm == "rnea":
+            return _per_sample(model, rnea_block, (Q, X1, X2), gravity, F)
+        return _per_sample(model, aba_block, (Q, X1, X2), gravity, F, D_min=validate.smallest_pivot(model))
     frames, out = joint_frames(model), np.empty((N, model.n))
-    getattr(_compiled(), algorithm)(*_model_arrays(frames), frames.inertia, frames.wrench_to_J,
-                                    *_joint_angles(frames, Q), np.ascontiguousarray(X1), np.ascontiguousarray(X2),
-                                    base_acceleration(model.gravity_or_default(gravity)),
-                                    _wrenches_per_sample(model, F), out)
+    inputs = (*_model_arrays(frames), frames.inertia, frames.wrench_to_J, *_joint_angles(frames, Q),
+              np.ascontiguousarray(X1), np.ascontiguousarray(X2), base_acceleration(model.gravity_or_default(gravity)),
+              _wrenches_per_sample(model, F))
+    if algorithm == "rnea":
+        _compiled().rnea(*inputs, out)
+        return out
+    singular = np.array([-1.0, 0.0, 0.0])                # (sample, joint, D_i) of a singular pivot, if any
+    _compiled().aba(*inputs, validate.smallest_pivot(model), singular, out)
+    if singular[0] >= 0:
+        raise _singular(model, int(singular[1]), singular[2], int(singular[0]))
     return out

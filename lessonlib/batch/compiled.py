@@ -251,8 +251,10 @@ def crba(parent, revolute, row, scale, T_C, X_C, inertia_r, K_C, slide, column, 
 
 
 @jit
-def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, TAU, a_0, F, qdd):
-    """``qdd[k]`` = the ABA's accelerations at sample ``k``."""
+def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, TAU, a_0, F, D_min, singular,
+        qdd):
+    """``qdd[k]`` = the ABA's accelerations at sample ``k``. A ``D_i`` not above ``D_min`` stops the run
+    and leaves ``singular = (k, i, D_i)`` (the caller raises): it is never divided by."""
     N, n = Theta.shape
     v, cb, a, p_A, U = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
     I_A, I_a, A, B = np.zeros((n, 6, 6)), np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
@@ -276,6 +278,9 @@ def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, 
             for r in range(6):
                 U[i, r] = si * I_A[i, r, kk]                      # U_i = I^A_i S_i
             D[i] = si * U[i, kk]                                  # D_i = S_iᵀ U_i
+            if not D[i] > D_min:                                  # a singular mass matrix
+                singular[0], singular[1], singular[2] = k, i, D[i]
+                return
             u[i] = TAU[k, i] - si * p_A[i, kk]                    # u_i = τ_i − S_iᵀ p^A_i
             p = parent[i]
             if p >= 0:

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _validate as validate
 from . import se3
-from ._operators import rot6
+from ._operators import Ad_inv, rot6
 from .conventions import BASE
 
 FRAMES = ("space", "body", "hybrid")
@@ -63,7 +63,7 @@ class _JointTables:
         unit = model.S / scale[:, None]
         hat = np.array([se3.hat(s) for s in unit]).reshape(model.n, 4, 4)
         ad = np.array([se3.ad(s) for s in unit]).reshape(model.n, 6, 6)
-        X_tree = np.array([se3.Ad(se3.inv(T)) for T in model.T_tree]).reshape(model.n, 6, 6)
+        X_tree = Ad_inv(model.T_tree).reshape(model.n, 6, 6)
         tables = cls(scale, np.array([i for i, j in enumerate(model.joints) if not j.is_revolute], dtype=int),
                      model.T_tree @ hat, model.T_tree @ hat @ hat, X_tree, ad @ X_tree, ad @ ad @ X_tree)
         for array in vars(tables).values():
@@ -191,7 +191,7 @@ def wrench_at_body(model, frame, F):
     """
     F = validate.wrench(F, "F")
     b, T_b_f = resolve_body(model, frame)
-    return b, se3.Ad(se3.inv(T_b_f)).T @ F
+    return b, Ad_inv(T_b_f).T @ F
 
 
 def jacobian(model, q, body=-1, frame="space"):
@@ -218,7 +218,7 @@ def jacobian(model, q, body=-1, frame="space"):
         J[:, j] = se3.Ad(T[j]) @ model.S[j]              # space-frame column Ad(T_0_j) S_j
     if frame == "space":
         return J
-    J_body = se3.Ad(se3.inv(T_0_b)) @ J
+    J_body = Ad_inv(T_0_b) @ J
     if frame == "body":
         return J_body
     return rot6(T_0_b[:3, :3]) @ J_body                 # both halves turned into world axes

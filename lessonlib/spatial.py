@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _validate as validate
 from . import se3, so3
+from ._operators import Ad_inv
 from .conventions import ANG, LIN
 
 #: ``v×`` on motion vectors (the Lie-algebra adjoint ``ad(v)``).
@@ -49,13 +50,7 @@ def plucker(R, p):
     >>> bool(np.allclose(plucker(R, p), se3.Ad(se3.inv(se3.from_Rp(R, p)))))
     True
     """
-    R = so3.check_rotation(R, "R")
-    p = validate.vector(p, 3, "p")
-    X = np.zeros((6, 6))
-    X[ANG, ANG] = R.T
-    X[LIN, LIN] = R.T
-    X[LIN, ANG] = -R.T @ so3.hat(p)
-    return X
+    return Ad_inv(se3.from_Rp(R, p))                   # from_Rp checks R and p
 
 
 def plucker_to_Rp(X):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import se3, so3
+from .._operators import Ad_inv
 from ..conventions import ANG, BASE, LIN
 
 REVOLUTE_ROW, PRISMATIC_ROW = 2, 5              # S = e_k: ω_z for revolute joints, v_z for prismatic
@@ -239,7 +240,7 @@ def joint_frames(model):
             inertia.append(Ad_i_J.T @ model.inertia[i] @ Ad_i_J)
             wrench_to_J.append(Ad_i_J.T)
         T_C, inertia = np.array(T_C).reshape(-1, 4, 4), np.array(inertia).reshape(-1, 6, 6)
-        X_C = np.array([se3.Ad(se3.inv(T)) for T in T_C]).reshape(-1, 6, 6)
+        X_C = Ad_inv(T_C)
         frames = JointFrames(T_C=T_C, X_C=X_C, X_C_T=np.ascontiguousarray(X_C.transpose(0, 2, 1)),
                              inertia=inertia, inertia_z=SYMMETRIC.of(inertia), inertia_r=RIGID.of(inertia),
                              K_C=np.array([SYMMETRIC.congruence(X) for X in X_C]).reshape(-1, 21, 21),

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import _validate as validate
 from .. import se3
-from .._operators import matvec, rot6
+from .._operators import Ad_inv, matvec, rot6
 from ..conventions import BASE, CONSISTENCY_TOL, RANK_TOL
 from ..dynamics import bias_forces, crba, rnea_trace
 from .closure import constraint_frames, constraint_jacobian, constraint_terms, space_terms
@@ -229,7 +229,7 @@ def joint_wrenches(cm, q, qd, qdd, lam, *, gravity=None):
     F = np.zeros((cm.n, 6))
     for c, w_A in zip(cm.constraints, _wrench_on_a(cm, lam)):
         T_A, _ = constraint_frames(c, st)
-        w_s = se3.Ad(se3.inv(T_A)).T @ w_A                # the same wrench in space coordinates
+        w_s = Ad_inv(T_A).T @ w_A                         # the same wrench in space coordinates
         F[c.body_a] += se3.Ad(st.T[c.body_a]).T @ w_s     # ... in body a's frame, about its origin
         if c.body_b != BASE:
             F[c.body_b] -= se3.Ad(st.T[c.body_b]).T @ w_s

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .. import se3
+from .._operators import Ad_inv
 from ..conventions import UNIT_TOL
 from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
 
@@ -78,7 +79,7 @@ def from_poe(M_list, G_list, S_list, *, gravity=None, name="poe_robot", joint_na
     joints = []
     for i in range(n):
         M_home = M_home @ M_list[i]
-        A_i = se3.Ad(se3.inv(M_home)) @ S_list[:, i]
+        A_i = Ad_inv(M_home) @ S_list[:, i]
         joints.append(joint_from_screw(A_i, name=joint_names[i] if joint_names else f"joint{i + 1}"))
     return Model(list(range(-1, n - 1)), joints, M_list[:n], G_list, gravity=gravity, name=name,
                  body_names=tuple(f"link{i + 1}" for i in range(n)), frames=(Frame("ee", n - 1, M_list[n]),))

@@ -19,8 +19,11 @@ _DEFAULT_A0 = weakref.WeakKeyDictionary()
 
 
 def base_acceleration(model, gravity):
-    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default), see :func:`conventions.base_acceleration`.
+    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default): :func:`conventions.base_acceleration`
+    (the one formula) of the gravity a dynamics algorithm was given.
 
+    Every recursion starts from it — the spatial and Lie-group forms as the base's acceleration,
+    DeNOC as ``ṫ_0`` (world axes), the classic forms as its halves ``ω̇_0 = 0``, ``v̇_0 = −g``.
     Read-only when ``gravity`` is None (one array per Model, computed once).
     """
     if gravity is not None:

@@ -75,7 +75,7 @@ from .. import _validate as validate
 from .._operators import ad, rot6, skew
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import fk
-from ._inputs import state
+from ._inputs import base_acceleration, state
 
 REFERENCES = ("origin", "com")
 
@@ -145,13 +145,11 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    g = model.gravity_or_default(gravity)
     parent, nb = model.parent, model.n
     T = np.zeros((nb, 4, 4))
     A, p = np.zeros((nb, 6, 6)), np.zeros((nb, 6))
     t, t_dot, w = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
-    t_0_dot = np.zeros(6)
-    t_0_dot[LIN] = -g
+    t_0_dot = base_acceleration(model, gravity)                   # ṫ_0 = [0; −g] (world axes)
     for k in range(nb):                                           # outward: twists, accelerations
         T_p_k = model.joint_transform(k, q[k])
         if parent[k] == BASE:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..conventions import ANG, BASE, LIN
-from ._inputs import state
+from ._inputs import base_acceleration, state
 
 
 def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
@@ -65,7 +65,7 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    g = model.gravity_or_default(gravity)
+    a_0 = base_acceleration(model, gravity)                      # [ω̇_0; v̇_0] = [0; −g]
     parent, m, c, I_c = model.parent, model.mass, model.com, model.I_com
     nb = model.n
     R, p = np.zeros((nb, 3, 3)), np.zeros((nb, 3))
@@ -77,7 +77,7 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
         T_p_i = model.joint_transform(i, q[i])
         R[i], p[i] = T_p_i[:3, :3], T_p_i[:3, 3]
         if parent[i] == BASE:
-            w_p, wd_p, vd_p = np.zeros(3), np.zeros(3), -g
+            w_p, wd_p, vd_p = np.zeros(3), a_0[ANG], a_0[LIN]
         else:
             w_p, wd_p, vd_p = w[parent[i]], wd[parent[i]], vd[parent[i]]
         Rt = R[i].T

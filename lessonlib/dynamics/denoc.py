@@ -73,7 +73,7 @@ import numpy as np
 
 from .. import _validate as validate
 from .._operators import ad, rot6, skew
-from ..conventions import ANG, BASE, LIN
+from ..conventions import ANG, BASE, LIN, spatial_vector
 from ..kinematics import fk
 from ._inputs import base_acceleration, state
 
@@ -90,7 +90,7 @@ def twist_propagation(a):
     ``Aᵀ`` carries a wrench back: ``n_j = n_k + a × f``.
 
     >>> import numpy as np
-    >>> (twist_propagation([1.0, 0, 0]) @ [0, 0, 1.0, 0, 0, 0])[3:]      # ω = z, 1 m out along x
+    >>> (twist_propagation([1.0, 0, 0]) @ [0, 0, 1.0, 0, 0, 0])[LIN]     # ω = z, 1 m out along x
     array([0., 1., 0.])
     """
     A = np.eye(6)
@@ -100,7 +100,7 @@ def twist_propagation(a):
 
 def _W(omega):
     """``W_k = diag([ω]×, [ω]×) = ad([ω; 0])`` ([SWC16]'s Ω_k): ``d/dt`` of a body-fixed 6-vector is ``W_k`` times it."""
-    return ad(np.concatenate([omega, np.zeros(3)]))
+    return ad(spatial_vector(omega, np.zeros(3)))
 
 
 def _joint_rate_vector(joint, T_0_k, O_k):
@@ -237,12 +237,13 @@ def denoc_matrices(model, q, qd=None, *, reference="origin"):
             N_l[blk, 6 * j:6 * j + 6] = twist_propagation(P[k] - P[j])
     N = N_l @ N_d
     t = N @ qd
+    t_k = t.reshape(nb, 6)                             # the twist of each link
     N_l_dot = np.zeros_like(N_l)
     for k in range(nb):
         blk = slice(6 * k, 6 * k + 6)
-        W[blk, blk] = _W(t[blk][ANG])
+        W[blk, blk] = _W(t_k[k][ANG])
         for j in model.ancestors(k):                   # d/dt A_kj: lower-left −[v_k − v_j]×
-            N_l_dot[blk, 6 * j:6 * j + 6] = twist_propagation(t[blk][LIN] - t[6 * j + 3:6 * j + 6]) - np.eye(6)
+            N_l_dot[blk, 6 * j:6 * j + 6] = twist_propagation(t_k[k][LIN] - t_k[j][LIN]) - np.eye(6)
     N_dot = N_l_dot @ N_d + N_l @ W @ N_d              # ṗ_k = W_k p_k
     return DeNOCMatrices(N_l, N_d, N, M_blk, W, E_blk, N_dot, t, P, reference)
 

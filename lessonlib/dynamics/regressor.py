@@ -64,7 +64,8 @@ def _inertia_basis():
         E[1 + k][ANG, LIN] = so3.hat(np.eye(3)[k])
         E[1 + k][LIN, ANG] = so3.hat(np.eye(3)[k]).T
     for k, (r, c) in enumerate(_INERTIA_ENTRIES):                 # I_O, symmetric
-        E[4 + k][r, c] = E[4 + k][c, r] = 1.0
+        I_O = E[4 + k][ANG, ANG]                                  # a view of the angular block
+        I_O[r, c] = I_O[c, r] = 1.0
     E.setflags(write=False)
     return E
 

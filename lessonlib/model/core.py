@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _validate as validate
 from .. import se3, spatial
-from ..conventions import BASE, DEFAULT_GRAVITY, gravity_vector
+from ..conventions import BASE, DEFAULT_GRAVITY, gravity_vector, spatial_vector
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
@@ -78,8 +78,8 @@ class Joint:
     def screw(self):
         """Unit joint screw ``S = [ω; v]`` in body frame ``i``."""
         if self.kind == REVOLUTE:
-            return self.scale * np.concatenate([self.axis, np.cross(self.point, self.axis)])
-        return self.scale * np.concatenate([np.zeros(3), self.axis])
+            return self.scale * spatial_vector(self.axis, np.cross(self.point, self.axis))
+        return self.scale * spatial_vector(np.zeros(3), self.axis)
 
     @property
     def is_revolute(self):

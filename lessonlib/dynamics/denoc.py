@@ -145,12 +145,12 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    parent, nb = model.parent, model.n
-    T = np.zeros((nb, 4, 4))
-    A, p = np.zeros((nb, 6, 6)), np.zeros((nb, 6))
-    t, t_dot, w = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
+    parent, n = model.parent, model.n
+    T = np.zeros((n, 4, 4))
+    A, p = np.zeros((n, 6, 6)), np.zeros((n, 6))
+    t, t_dot, w = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
     t_0_dot = base_acceleration(model, gravity)                   # ṫ_0 = [0; −g] (world axes)
-    for k in range(nb):                                           # outward: twists, accelerations
+    for k in range(n):                                            # outward: twists, accelerations
         T_p_k = model.joint_transform(k, q[k])
         if parent[k] == BASE:
             T[k], O_p, t_p, t_p_dot = T_p_k, np.zeros(3), np.zeros(6), t_0_dot
@@ -167,9 +167,9 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
         M_k = _link_mass_matrix(model, k, R_k, "origin")
         w[k] = M_k @ t_dot[k] + W_k @ M_k @ E @ t[k]
         if F_ext is not None:
-            w[k] -= rot6(R_k) @ F_ext[k]
-    tau = np.zeros(nb)
-    for k in reversed(range(nb)):                                 # inward: wrenches
+            w[k] -= rot6(R_k) @ F_ext[k]                          # body axes -> world axes, still about O_k
+    tau = np.zeros(n)
+    for k in reversed(range(n)):                                  # inward: wrenches
         tau[k] = p[k] @ w[k]
         if parent[k] != BASE:
             w[parent[k]] += A[k].T @ w[k]
@@ -222,13 +222,13 @@ def denoc_matrices(model, q, qd=None, *, reference="origin"):
     _check_reference(reference)
     (q,) = state(model, q)
     qd = np.zeros(model.n) if qd is None else model.check_q(qd, "qd")
-    nb = model.n
+    n = model.n
     T = fk(model, q)
     P = np.array([T[k][:3, :3] @ (model.com[k] if reference == "com" else np.zeros(3)) + T[k][:3, 3]
-                  for k in range(nb)])
-    N_l, N_d = np.zeros((6 * nb, 6 * nb)), np.zeros((6 * nb, nb))
-    M_blk, W, E_blk = np.zeros((6 * nb, 6 * nb)), np.zeros((6 * nb, 6 * nb)), np.zeros((6 * nb, 6 * nb))
-    for k in range(nb):
+                  for k in range(n)])
+    N_l, N_d = np.zeros((6 * n, 6 * n)), np.zeros((6 * n, n))
+    M_blk, W, E_blk = np.zeros((6 * n, 6 * n)), np.zeros((6 * n, 6 * n)), np.zeros((6 * n, 6 * n))
+    for k in range(n):
         blk = slice(6 * k, 6 * k + 6)
         N_d[blk, k] = _joint_rate_vector(model.joints[k], T[k], P[k])
         M_blk[blk, blk] = _link_mass_matrix(model, k, T[k][:3, :3], reference)
@@ -237,9 +237,9 @@ def denoc_matrices(model, q, qd=None, *, reference="origin"):
             N_l[blk, 6 * j:6 * j + 6] = twist_propagation(P[k] - P[j])
     N = N_l @ N_d
     t = N @ qd
-    t_k = t.reshape(nb, 6)                             # the twist of each link
+    t_k = t.reshape(n, 6)                             # the twist of each link
     N_l_dot = np.zeros_like(N_l)
-    for k in range(nb):
+    for k in range(n):
         blk = slice(6 * k, 6 * k + 6)
         W[blk, blk] = _W(t_k[k][ANG])
         for j in model.ancestors(k):                   # d/dt A_kj: lower-left −[v_k − v_j]×

@@ -11,10 +11,11 @@ body's frame is ::
 
     T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)          (product of exponentials, [LG, 串联机器人运动方程])
 
-where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the unit joint screw in body
-frame ``i``: ``[e; r × e]`` for a revolute joint about the unit axis ``e`` through the point ``r``,
-``[0; e]`` for a prismatic joint along ``e``. In Featherstone's notation ``S_i`` is the motion
-subspace and ``X_i_p = Ad(T_p_i⁻¹)`` the motion transform from the parent into body ``i``.
+where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the joint screw in body
+frame ``i`` (:attr:`Joint.screw`): ``s [e; r × e]`` for a revolute joint about the unit axis ``e``
+through the point ``r``, ``s [0; e]`` for a prismatic joint along ``e``, with ``s = Joint.scale`` —
+1 for every real joint, when ``S_i`` is a unit screw. In Featherstone's notation ``S_i`` is the
+motion subspace and ``X_i_p = Ad(T_p_i⁻¹)`` the motion transform from the parent into body ``i``.
 
 Inertia. ``inertia[i]`` is body ``i``'s 6×6 spatial inertia about the origin of body frame ``i``,
 in body-frame axes (:func:`lessonlib.spatial.inertia`).
@@ -76,7 +77,15 @@ class Joint:
 
     @property
     def screw(self):
-        """Unit joint screw ``S = [ω; v]`` in body frame ``i``."""
+        """The joint screw ``S = [ω; v]`` in body frame ``i``, **scaled**: ``scale · [e; r × e]`` (revolute
+        about the unit axis ``e`` through ``r``: ``−e × r`` is the velocity of the origin) or
+        ``scale · [0; e]`` (prismatic). The body's twist relative to its parent is ``S q̇``; ``S`` is a
+        unit screw (``|ω| = 1``, or ``ω = 0`` and ``|v| = 1``) only when ``scale = 1`` — the unit screw
+        is ``S / scale``, the angle (or slide) ``scale · q``.
+
+        >>> Joint("revolute", [0, 0, 1], [1, 0, 0], scale=2.0).screw      # z through (1, 0, 0), twice as fast
+        array([ 0.,  0.,  2.,  0., -2.,  0.])
+        """
         if self.kind == REVOLUTE:
             return self.scale * spatial_vector(self.axis, np.cross(self.point, self.axis))
         return self.scale * spatial_vector(np.zeros(3), self.axis)
@@ -126,8 +135,8 @@ class Model:
     name : the robot's name.
 
     Attributes: ``n``, ``parent``, ``joints``, ``joint_names``, ``body_names``, ``T_tree``,
-    ``inertia``, ``mass``, ``com``, ``I_com`` (per body), ``S`` (n, 6) joint screws, ``gravity``,
-    ``frames``, ``children``.
+    ``inertia``, ``mass``, ``com``, ``I_com`` (per body), ``S`` (n, 6) the joint screws
+    (:attr:`Joint.screw`, scaled by ``Joint.scale``), ``gravity``, ``frames``, ``children``.
     """
 
     def __init__(self, parent, joints, T_tree, inertia, *, body_names=None, gravity=None,

@@ -313,7 +313,8 @@ def trajectory(model, X, name, N=None):
 
 def trajectory_wrenches(model, f_ext, N):
     """``f_ext`` of a trajectory as a float (N, n, 6) array, or (n, 6) for the same wrenches at every
-    sample (None -> None), or ValueError."""
+    sample (None -> None), or ValueError. Each wrench ``[n; f]`` acts on its body, in the body's
+    frame, moment about its origin."""
     if f_ext is None:
         return None
     F = float_array(f_ext, "f_ext", f"numbers (shape ({N}, {model.n}, 6) or ({model.n}, 6))")

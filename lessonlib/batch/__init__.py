@@ -147,7 +147,8 @@ def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None, backend=None):
     """Joint torques ``τ`` (N, n) of a whole trajectory by the RNEA, one row per sample.
 
     ``Q, QD, QDD`` (N, n); ``gravity`` world 3-vector (None: the model's default); ``f_ext``
-    (N, n, 6) or (n, 6) wrenches on the bodies (body frames); ``backend`` one of
+    (N, n, 6), or (n, 6) for the same at every sample: ``f_ext[k, i]`` is the wrench the environment
+    applies on body ``i`` at sample ``k``, in body frame ``i``, moment about its origin; ``backend`` one of
     :data:`BACKENDS` (None: the fastest installed). Equals
     ``[dynamics.rnea(model, Q[k], QD[k], QDD[k], ...) for k in range(N)]``.
     """
@@ -180,7 +181,8 @@ def crba(model, Q, *, backend=None):
 def aba(model, Q, QD, TAU, *, gravity=None, f_ext=None, backend=None):
     """Joint accelerations ``q̈`` (N, n) of a whole trajectory by the ABA, one row per sample.
 
-    ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` and ``backend`` as in :func:`rnea`. Equals
+    ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` (body frames, about the body origins) and ``backend``
+    as in :func:`rnea`. Equals
     ``[dynamics.aba(model, Q[k], QD[k], TAU[k], ...) for k in range(N)]``.
     """
     return _joint_space(model, "aba", {"Q": Q, "QD": QD, "TAU": TAU}, gravity, f_ext, backend)

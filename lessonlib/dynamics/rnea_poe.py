@@ -132,6 +132,9 @@ class PoETrace:
 def rnea_poe_trace(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """The same computation as :func:`rnea_poe`, returning a :class:`PoETrace` of every pass value.
 
+    Arguments as for :func:`rnea_poe`: ``f_ext[i]`` the environment's wrench on body ``i``, in body
+    frame ``i``, moment about its origin (the trace's wrenches are in home coordinates).
+
     >>> from lessonlib import samples
     >>> tr = rnea_poe_trace(samples.planar_2link(), [0.3, 0.0], [0, 0], [0, 0])
     >>> tr.S0[1].round(12) + 0.0                      # joint 2 at home: z-axis through (1, 0, 0)

@@ -156,8 +156,9 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
     gravity : world 3-vector (None: the model's default).
     friction : ``friction(qd) -> τ_f`` (a :class:`~lessonlib.dynamics.friction.Friction`, or any
         function), None for none.
-    f_ext : the environment's wrenches on the bodies, (n, 6) in body frames (constant), or a
-        function ``f_ext(t, q, qd) -> (n, 6)``; None for none.
+    f_ext : the environment's wrenches on the bodies, (n, 6) (constant), or a function
+        ``f_ext(t, q, qd) -> (n, 6)``; None for none. ``f_ext[i] = [n; f]`` acts on body ``i``, in
+        body frame ``i``, moment about its origin.
     method : forward-dynamics method of :func:`~lessonlib.dynamics.forward_dynamics`.
     progress : None (a tqdm bar when there are more than ``PROGRESS_MIN_STEPS`` steps and stderr
         is a terminal or the code runs in a notebook), True (always) or False (never). In notebooks

@@ -56,7 +56,11 @@ def mass_matrix_via_rnea(model, q):
 
 
 def bias_forces(model, q, qd, *, gravity=None, f_ext=None):
-    """``c(q, q̇) + g(q) − τ_ext``, computed by: ``rnea(q, q̇, 0)``."""
+    """``c(q, q̇) + g(q) − τ_ext``, computed by: ``rnea(q, q̇, 0)``.
+
+    ``f_ext[i]`` (giving ``τ_ext``): the wrench the environment applies on body ``i``, in body frame
+    ``i``, moment about its origin, as for :func:`~lessonlib.dynamics.rnea.rnea`.
+    """
     return rnea(model, q, qd, np.zeros(model.n), gravity=gravity, f_ext=f_ext)
 
 
@@ -138,7 +142,8 @@ def forward_dynamics(model, q, qd, tau, *, method="aba", gravity=None, f_ext=Non
     ``"rnea_columns"`` (``M`` from ``n`` RNEA calls, [WJ §2.3]'s table). The last two solve
     ``M q̈ = b`` as the lessons do: ``M = L Lᵀ`` (:func:`cholesky`), then ``L y = b`` by forward and
     ``Lᵀ q̈ = y`` by back substitution — never ``inv(M)``. ``ValueError`` naming the joint when
-    ``M`` is singular.
+    ``M`` is singular. ``f_ext[i]``: the wrench the environment applies on body ``i``, in body frame
+    ``i``, moment about its origin.
     """
     if method == "aba":
         return aba(model, q, qd, tau, gravity=gravity, f_ext=f_ext)

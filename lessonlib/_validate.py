@@ -40,7 +40,7 @@ def shown(x):
 def float_array(x, name, what):
     """``x`` as a float array, or ValueError naming ``name`` and ``what`` was expected if it holds no
     real numbers. A float array is returned as it is (the algorithms' hot path)."""
-    if isinstance(x, np.ndarray) and x.dtype == float:
+    if type(x) is np.ndarray and x.dtype == float:
         return x
     try:
         return np.asarray(x, dtype=float)

@@ -118,7 +118,7 @@ def _singular(model, joint, D, sample):
     return validate.singular_mass_matrix(model, joint, f"D_{joint} = S_iᵀ I^A_i S_i", D, sample=sample)
 
 
-def _per_sample(model, block, arrays, gravity, F, **options):
+def _per_sample(model, block, arrays, a_0, F, **options):
     """Rows (N, n) of ``block(frames, *columns, a_0, F, **options)`` run on ``BLOCK`` samples at a time.
 
     ``arrays`` are the (N, n) joint-space inputs, handed to the kernel as (n, N) columns;
@@ -127,7 +127,6 @@ def _per_sample(model, block, arrays, gravity, F, **options):
     """
     N = arrays[0].shape[0]
     frames = joint_frames(model)
-    a_0 = base_acceleration(model.gravity_or_default(gravity))
     columns = [_columns(x) for x in arrays]
     if F is not None:
         F = F.T[:, :, None] if F.ndim == 2 else np.ascontiguousarray(F.transpose(2, 1, 0))
@@ -196,14 +195,14 @@ def _joint_space(model, algorithm, arrays, gravity, f_ext, backend):
     N = Q.shape[0]
     X1, X2 = (validate.trajectory(model, X, name, N) for name, X in others)
     F = validate.trajectory_wrenches(model, f_ext, N)
+    a_0 = base_acceleration(model.gravity_or_default(gravity))           # [0; −g]
     if backend == "numpy":
         if algorithm == "rnea":
-            return _per_sample(model, rnea_block, (Q, X1, X2), gravity, F)
-        return _per_sample(model, aba_block, (Q, X1, X2), gravity, F, D_min=validate.smallest_pivot(model))
+            return _per_sample(model, rnea_block, (Q, X1, X2), a_0, F)
+        return _per_sample(model, aba_block, (Q, X1, X2), a_0, F, D_min=validate.smallest_pivot(model))
     frames, out = joint_frames(model), np.empty((N, model.n))
     inputs = (*_model_arrays(frames), frames.inertia, frames.wrench_to_J, *_joint_angles(frames, Q),
-              np.ascontiguousarray(X1), np.ascontiguousarray(X2), base_acceleration(model.gravity_or_default(gravity)),
-              _wrenches_per_sample(model, F))
+              np.ascontiguousarray(X1), np.ascontiguousarray(X2), a_0, _wrenches_per_sample(model, F))
     if algorithm == "rnea":
         _compiled().rnea(*inputs, out)
         return out

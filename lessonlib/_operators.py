@@ -71,7 +71,12 @@ def Ad(T):
 
 
 def Ad_inv(T):
-    """``Ad(T⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]`` of a pose (4×4, stacks too): ``se3.Ad(se3.inv(T))``."""
+    """``Ad(T⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]`` of a pose (4×4, stacks too): ``se3.Ad(se3.inv(T))``.
+
+    The library's one writing of this matrix — Featherstone's motion transform ``X_B_A`` for
+    ``T = T_A_B`` (:func:`lessonlib.spatial.plucker`), the joint transforms ``X_i_p`` and every change
+    of a twist into a body's frame use it.
+    """
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
     X = rot6(Rt)
     X[..., LIN, ANG] = -Rt @ skew(T[..., :3, 3])

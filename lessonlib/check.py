@@ -135,7 +135,9 @@ def agreement(model, q=None, qd=None, qdd=None, *, seed=0, gravity=None, f_ext=N
     forward-dynamics methods agree; M symmetric positive definite; M = Σ RNEA columns;
     ``C q̇ = rnea(q, q̇, 0) − g``; ``Ṁ − 2C`` skew (Ṁ by a central difference along q̇); the energy
     balance ``dE/dt = q̇ᵀ(τ − τ_grav-free …)`` via :func:`lessonlib.dynamics.energy.power_balance`.
-    Unset ``q, qd, qdd`` come from :func:`random_state` with ``seed``.
+    Unset ``q, qd, qdd`` come from :func:`random_state` with ``seed``. ``f_ext`` (n, 6) or None:
+    ``f_ext[i]`` the wrench the environment applies on body ``i``, in body frame ``i``, moment about
+    its origin (every algorithm gets the same).
     """
     from .dynamics.denoc import denoc
     from .dynamics.energy import power_balance
@@ -183,6 +185,10 @@ def agreement(model, q=None, qd=None, qdd=None, *, seed=0, gravity=None, f_ext=N
 
 
 def tau_ext_of(model, q, f_ext):
-    """Generalised forces ``τ_ext = Σ J_iᵀ f_ext,i`` of body wrenches (computed by RNEA, g = 0)."""
+    """Generalised forces ``τ_ext = Σ J_iᵀ f_ext,i`` of body wrenches (computed by RNEA, g = 0).
+
+    ``f_ext[i]``: the wrench the environment applies on body ``i``, in body frame ``i``, moment about
+    its origin; ``J_i`` is then body ``i``'s body Jacobian.
+    """
     zero = np.zeros(model.n)
     return -rnea(model, q, zero, zero, gravity=ZERO_GRAVITY, f_ext=f_ext)

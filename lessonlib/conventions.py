@@ -29,6 +29,11 @@ import numpy as np
 ANG = slice(0, 3)
 #: Linear part of a spatial vector ``[ω; v]`` / ``[n; f]``.
 LIN = slice(3, 6)
+#: The six components of a spatial vector by name: ``xi[ANG_X]`` is ω_x (n_x of a wrench), …,
+#: ``xi[LIN_Z]`` is v_z (f_z) — for code that works component by component (compiled kernels, the
+#: rows of a loop constraint).
+ANG_X, ANG_Y, ANG_Z = range(6)[ANG]
+LIN_X, LIN_Y, LIN_Z = range(6)[LIN]
 #: Parent index of a body attached to the fixed base.
 BASE = -1
 #: Default gravity (world frame, m/s²).
@@ -90,7 +95,7 @@ def swap_order(x, *, kind):
     array([0., 0., 0., 1., 0., 0.])
     """
     x = np.asarray(x)
-    perm = np.r_[3:6, 0:3]
+    perm = np.r_[LIN, ANG]
     if kind == "vector":
         if x.ndim < 1 or x.shape[-1] != 6:
             raise ValueError(f"x: expected a 6-vector or a stack (..., 6) of them (kind='vector'), got shape {x.shape}")
@@ -104,6 +109,20 @@ def swap_order(x, *, kind):
             raise ValueError(f"x: expected a 6xk matrix of column vectors (kind='columns'), got shape {x.shape}")
         return x[perm, :]
     raise ValueError(f"kind: expected one of {SWAP_KINDS} (what the array is), got {kind!r}")
+
+
+def spatial_vector(angular, linear):
+    """The spatial vector with angular part ``angular`` and linear part ``linear``: ``[ω; v]`` / ``[n; f]``.
+
+    Both 3-vectors, or stacks ``(..., 3)`` of them (a stack of spatial vectors ``(..., 6)`` comes out).
+
+    >>> spatial_vector([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    array([1., 2., 3., 4., 5., 6.])
+    """
+    angular, linear = np.asarray(angular, dtype=float), np.asarray(linear, dtype=float)
+    out = np.empty(np.broadcast_shapes(angular.shape[:-1], linear.shape[:-1]) + (6,))
+    out[..., ANG], out[..., LIN] = angular, linear
+    return out
 
 
 def gravity_vector(gravity, default=DEFAULT_GRAVITY):

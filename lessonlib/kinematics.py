@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validate as validate
 from . import se3
-from ._operators import rot6
+from ._operators import Ad_inv, rot6
 from .conventions import BASE
 
 FRAMES = ("space", "body", "hybrid")
@@ -62,7 +63,7 @@ class _JointTables:
         unit = model.S / scale[:, None]
         hat = np.array([se3.hat(s) for s in unit]).reshape(model.n, 4, 4)
         ad = np.array([se3.ad(s) for s in unit]).reshape(model.n, 6, 6)
-        X_tree = np.array([se3.Ad(se3.inv(T)) for T in model.T_tree]).reshape(model.n, 6, 6)
+        X_tree = Ad_inv(model.T_tree).reshape(model.n, 6, 6)
         tables = cls(scale, np.array([i for i, j in enumerate(model.joints) if not j.is_revolute], dtype=int),
                      model.T_tree @ hat, model.T_tree @ hat @ hat, X_tree, ad @ X_tree, ad @ ad @ X_tree)
         for array in vars(tables).values():
@@ -188,11 +189,9 @@ def wrench_at_body(model, frame, F):
     >>> body, F_body + 0.0                              # about body 1's origin: n = (1, 0, 0) × (0, -10, 0)
     (1, array([  0.,   0., -10.,   0., -10.,   0.]))
     """
-    F = np.asarray(F, dtype=float)
-    if F.shape != (6,) or not np.all(np.isfinite(F)):
-        raise ValueError(f"F: expected a finite wrench [n; f] of shape (6,), got shape {F.shape}")
+    F = validate.wrench(F, "F")
     b, T_b_f = resolve_body(model, frame)
-    return b, se3.Ad(se3.inv(T_b_f)).T @ F
+    return b, Ad_inv(T_b_f).T @ F
 
 
 def jacobian(model, q, body=-1, frame="space"):
@@ -208,8 +207,7 @@ def jacobian(model, q, body=-1, frame="space"):
     >>> J[:, 1].round(12) + 0.0                     # joint 2: z-axis through (1, 0, 0)
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
-    if frame not in FRAMES:
-        raise ValueError(f"frame: expected one of {FRAMES}, got {frame!r}")
+    validate.one_of(frame, FRAMES, "frame")
     b, T_b_point = resolve_body(model, body)
     J = np.zeros((6, model.n))
     if b == BASE:                                         # a frame fixed to the base never moves
@@ -220,7 +218,7 @@ def jacobian(model, q, body=-1, frame="space"):
         J[:, j] = se3.Ad(T[j]) @ model.S[j]              # space-frame column Ad(T_0_j) S_j
     if frame == "space":
         return J
-    J_body = se3.Ad(se3.inv(T_0_b)) @ J
+    J_body = Ad_inv(T_0_b) @ J
     if frame == "body":
         return J_body
     return rot6(T_0_b[:3, :3]) @ J_body                 # both halves turned into world axes

@@ -29,7 +29,7 @@ from . import _rodrigues as rodrigues
 from . import so3
 from ._symbolic import clean, factor_angle, is_symbolic, numeric_norm, sym_matrix, sym_vector, times
 from ._validate import check_skew, matrix, scalar, vector
-from .conventions import ANG, LIN, ROTATION_TOL, UNIT_TOL
+from .conventions import ANG, LIN, ROTATION_TOL, UNIT_TOL, spatial_vector
 
 __all__ = [
     "hat", "vee", "exp", "log", "inv", "Ad", "ad", "ad_dual",
@@ -58,8 +58,11 @@ def _blocks(A, B, C, D):
 
 
 def _sym_blocks(A, B, C, D):
+    """The sympy 6x6 matrix [[A, B], [C, D]] of 3x3 blocks (as :func:`_blocks`)."""
     import sympy as sp
-    return sp.Matrix.vstack(sp.Matrix.hstack(A, B), sp.Matrix.hstack(C, D))
+    M = sp.zeros(6, 6)
+    M[ANG, ANG], M[ANG, LIN], M[LIN, ANG], M[LIN, LIN] = A, B, C, D
+    return M
 
 
 # --- building and splitting transforms --------------------------------------------------------
@@ -102,7 +105,7 @@ def from_Rp(R, p):
     if is_symbolic(R) or is_symbolic(p):
         import sympy as sp
         R, p = sym_matrix(R, (3, 3), "R"), sym_vector(p, 3, "p")
-        return _sym_blocks(R, p, sp.zeros(1, 3), sp.ones(1, 1))
+        return sp.Matrix.vstack(sp.Matrix.hstack(R, p), sp.Matrix([[0, 0, 0, 1]]))
     T = np.eye(4)
     T[:3, :3] = so3.check_rotation(R)
     T[:3, 3] = vector(p, 3, "p")
@@ -145,7 +148,7 @@ def hat(xi):
     if is_symbolic(xi):
         import sympy as sp
         xi = sym_vector(xi, 6, "xi")
-        return sp.Matrix.vstack(sp.Matrix.hstack(so3.hat(xi[:3, :]), xi[3:, :]), sp.zeros(1, 4))
+        return sp.Matrix.vstack(sp.Matrix.hstack(so3.hat(xi[ANG, :]), xi[LIN, :]), sp.zeros(1, 4))
     xi = vector(xi, 6, "xi")
     Xi = np.zeros((4, 4))
     Xi[:3, :3] = so3.hat(xi[ANG])
@@ -168,12 +171,14 @@ def vee(Xi):
     if is_symbolic(Xi):
         import sympy as sp
         Xi = sym_matrix(Xi, (4, 4), "Xi")
-        return sp.Matrix.vstack(so3.vee(Xi[:3, :3]), Xi[:3, 3])
+        xi = sp.zeros(6, 1)
+        xi[ANG, 0], xi[LIN, 0] = so3.vee(Xi[:3, :3]), Xi[:3, 3]
+        return xi
     Xi = matrix(Xi, (4, 4), "Xi")
     if np.abs(Xi[3]).max() > ROTATION_TOL:
         raise ValueError(f"Xi: expected bottom row [0, 0, 0, 0], got {Xi[3].tolist()}")
     check_skew(Xi[:3, :3], "Xi[:3, :3]")
-    return np.array([Xi[2, 1], Xi[0, 2], Xi[1, 0], Xi[0, 3], Xi[1, 3], Xi[2, 3]])
+    return spatial_vector([Xi[2, 1], Xi[0, 2], Xi[1, 0]], Xi[:3, 3])
 
 
 def screw_axis(xi):
@@ -214,7 +219,7 @@ def ad(xi):
     if is_symbolic(xi):
         import sympy as sp
         xi = sym_vector(xi, 6, "xi")
-        W, V = so3.hat(xi[:3, :]), so3.hat(xi[3:, :])
+        W, V = so3.hat(xi[ANG, :]), so3.hat(xi[LIN, :])
         return _sym_blocks(W, sp.zeros(3, 3), V, W)
     xi = vector(xi, 6, "xi")
     W, V = so3.hat(xi[ANG]), so3.hat(xi[LIN])
@@ -332,7 +337,7 @@ def _exp_screw_angle(S, angle):
         return exp(S * scalar(angle, "angle"))
     import sympy as sp
     S = sym_vector(S, 6, "xi")
-    w_norm, v_norm = numeric_norm(S[:3, :]), numeric_norm(S[3:, :])
+    w_norm, v_norm = numeric_norm(S[ANG, :]), numeric_norm(S[LIN, :])
     if w_norm is not None and v_norm is not None:
         _check_screw(w_norm, v_norm)
     return _screw_symbolic(S, sp.sympify(angle))
@@ -341,7 +346,7 @@ def _exp_screw_angle(S, angle):
 def _screw_symbolic(S, theta):
     """exp(S θ) for a unit sympy screw S (MR eq. 3.88 / prismatic when ω = 0)."""
     import sympy as sp
-    w, v = S[:3, :], S[3:, :]
+    w, v = S[ANG, :], S[LIN, :]
     if all(e == 0 for e in w):
         return from_Rp(sp.eye(3), v * theta)
     W = so3.hat(w)
@@ -357,9 +362,9 @@ def _exp_symbolic_vector(xi):
     r, s = factor_angle(xi, "xi")
     if r is None:
         return sp.eye(4)
-    k = sp.sqrt(sum(e ** 2 for e in r[:3, :]))
+    k = sp.sqrt(sum(e ** 2 for e in r[ANG, :]))
     if k == 0:
-        k = sp.sqrt(sum(e ** 2 for e in r[3:, :]))
+        k = sp.sqrt(sum(e ** 2 for e in r[LIN, :]))
     return _screw_symbolic((r / k).applyfunc(clean), times(s, clean(k)))
 
 
@@ -377,7 +382,7 @@ def log(T):
     """
     T = check_transform(T)
     phi = so3.log(T[:3, :3])
-    return np.concatenate([phi, so3.left_jacobian_inv(phi) @ T[:3, 3]])
+    return spatial_vector(phi, so3.left_jacobian_inv(phi) @ T[:3, 3])
 
 
 # --- Jacobians --------------------------------------------------------------------------------

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _validate as validate
 from . import se3, so3
-from .conventions import ANG, INERTIA_TOL, LIN
+from ._operators import Ad_inv
+from .conventions import ANG, LIN
 
 #: ``v×`` on motion vectors (the Lie-algebra adjoint ``ad(v)``).
 cross_motion = se3.ad
@@ -48,16 +50,7 @@ def plucker(R, p):
     >>> bool(np.allclose(plucker(R, p), se3.Ad(se3.inv(se3.from_Rp(R, p)))))
     True
     """
-    R = np.asarray(R, dtype=float)
-    p = np.asarray(p, dtype=float)
-    so3.check_rotation(R, "R")
-    if p.shape != (3,):
-        raise ValueError(f"p: expected a 3-vector, got shape {p.shape}")
-    X = np.zeros((6, 6))
-    X[ANG, ANG] = R.T
-    X[LIN, LIN] = R.T
-    X[LIN, ANG] = -R.T @ so3.hat(p)
-    return X
+    return Ad_inv(se3.from_Rp(R, p))                   # from_Rp checks R and p
 
 
 def plucker_to_Rp(X):
@@ -68,9 +61,7 @@ def plucker_to_Rp(X):
     >>> bool(np.allclose(p, [0.1, 0.2, 0.3])) and bool(np.allclose(R, so3.rot_x(0.5)))
     True
     """
-    X = np.asarray(X, dtype=float)
-    if X.shape != (6, 6):
-        raise ValueError(f"X: expected a 6x6 Plücker transform, got shape {X.shape}")
+    X = validate.matrix(X, (6, 6), "X", "a 6x6 Plücker transform")
     R = X[ANG, ANG].T
     so3.check_rotation(R, "X (its rotation block)")
     p_hat = -R @ X[LIN, ANG]                      # X[LIN, ANG] = −Rᵀ[p]
@@ -94,8 +85,8 @@ def inertia(m, c, I_c):
     0.6
     """
     m = float(m)
-    c = np.asarray(c, dtype=float)
-    I_c = np.asarray(I_c, dtype=float)
+    c = validate.float_array(c, "c", "a 3-vector of real numbers (the centre of mass)")
+    I_c = validate.float_array(I_c, "I_c", "a 3x3 matrix of real numbers (the rotational inertia)")
     check_inertia_params(m, c, I_c)
     C = so3.hat(c)
     G = np.zeros((6, 6))
@@ -124,14 +115,8 @@ def inertia_params(G, name="G"):
     >>> round(m, 12), bool(np.allclose(c, [0.1, 0.2, 0.3])), bool(np.allclose(I_c, np.diag([1, 2, 2.5])))
     (3.0, True, True)
     """
-    G = np.asarray(G, dtype=float)
-    if G.shape != (6, 6):
-        raise ValueError(f"{name}: expected a 6x6 spatial inertia, got shape {G.shape}")
-    if not np.all(np.isfinite(G)):
-        raise ValueError(f"{name}: contains non-finite values")
-    m = float(mass(G))
-    if not m > 0:
-        raise ValueError(f"{name}: mass (the linear block m·1) must be > 0, got {m}")
+    G = validate.matrix(G, (6, 6), name, "a 6x6 spatial inertia")
+    m = validate.positive(float(mass(G)), f"{name}: mass (the linear block m·1)")
     mC = G[ANG, LIN]
     c = so3.vee(0.5 * (mC - mC.T)) / m
     C = so3.hat(c)
@@ -152,12 +137,8 @@ def transform_inertia(X, G):
     >>> float(transform_inertia(se3.Ad(T), G)[0, 0])              # parallel axis: 0.1 + 1·1²
     1.1
     """
-    X = np.asarray(X, dtype=float)
-    G = np.asarray(G, dtype=float)
-    if X.shape != (6, 6):
-        raise ValueError(f"X: expected a 6x6 motion transform, got shape {X.shape}")
-    if G.shape != (6, 6):
-        raise ValueError(f"G: expected a 6x6 spatial inertia, got shape {G.shape}")
+    X = validate.matrix(X, (6, 6), "X", "a 6x6 motion transform")
+    G = validate.matrix(G, (6, 6), "G", "a 6x6 spatial inertia")
     return X.T @ G @ X
 
 
@@ -166,38 +147,18 @@ def check_inertia_params(m, c, I_c, name="inertia"):
 
     Mass > 0; ``I_c`` finite, symmetric, positive semi-definite and satisfying the triangle
     inequalities of its principal moments (``I1 + I2 ≥ I3`` …). A thin rod (one zero moment) is
-    valid.
+    valid. (The checks are :func:`lessonlib._validate.rigid_body`'s.)
     """
-    if not (np.isfinite(m) and m > 0):
-        raise ValueError(f"{name}: mass must be a finite number > 0, got {m}")
-    if c.shape != (3,) or not np.all(np.isfinite(c)):
-        raise ValueError(f"{name}: centre of mass must be a finite 3-vector, got {c!r}")
-    if I_c.shape != (3, 3) or not np.all(np.isfinite(I_c)):
-        raise ValueError(f"{name}: rotational inertia must be a finite 3x3 matrix, got shape {I_c.shape}")
-    scale = max(1.0, float(np.abs(I_c).max()))
-    if np.abs(I_c - I_c.T).max() > INERTIA_TOL * scale:
-        raise ValueError(f"{name}: rotational inertia must be symmetric, got\n{I_c}")
-    moments = np.linalg.eigvalsh(0.5 * (I_c + I_c.T))
-    if moments[0] < -INERTIA_TOL * scale:
-        raise ValueError(f"{name}: rotational inertia must be positive semi-definite, "
-                         f"principal moments {moments}")
-    if moments[0] + moments[1] < moments[2] - INERTIA_TOL * scale:
-        raise ValueError(f"{name}: principal moments {moments} violate the triangle inequality "
-                         "I1 + I2 >= I3")
+    validate.rigid_body(m, c, I_c, name)
 
 
 def check_spatial_inertia(G, name="inertia"):
-    """Raise ``ValueError`` unless ``G`` is the 6×6 spatial inertia of a physical rigid body."""
-    G = np.asarray(G, dtype=float)
-    if G.shape != (6, 6):
-        raise ValueError(f"{name}: expected a 6x6 spatial inertia, got shape {G.shape}")
-    if not np.all(np.isfinite(G)):
-        raise ValueError(f"{name}: contains non-finite values")
-    scale = max(1.0, float(np.abs(G).max()))
-    if np.abs(G - G.T).max() > INERTIA_TOL * scale:
-        raise ValueError(f"{name}: a spatial inertia must be symmetric")
-    m, c, I_c = inertia_params(G, name)
-    if np.abs(G[LIN, LIN] - m * np.eye(3)).max() > INERTIA_TOL * scale:
-        raise ValueError(f"{name}: the linear block must be m·1, got\n{G[LIN, LIN]}")
-    check_inertia_params(m, c, I_c, name)
+    """Raise ``ValueError`` unless ``G`` is the 6×6 spatial inertia of a physical rigid body; return it
+    as a float array.
+
+    ``G`` must be finite and symmetric with linear block ``m·1``, and its mass, centre of mass and
+    rotational inertia (:func:`inertia_params`) must pass :func:`check_inertia_params`.
+    """
+    G = validate.spatial_inertia_matrix(G, name)
+    validate.rigid_body(*inertia_params(G, name), name)
     return G

@@ -1,19 +1,24 @@
 """Edges where an answer used to be silently wrong now raise a ValueError that names the culprit.
 
 - a mass matrix that is singular (a thin rod spinning about its own axis, the only body beyond a
-  joint): ABA divided by D = 0, the Cholesky routes raised a bare LinAlgError;
+  joint): ABA divided by D = 0, the Cholesky routes raised a bare LinAlgError; batch.aba gave inf
+  and a RuntimeWarning (both backends) — it now raises dynamics.aba's error, naming the sample;
 - seed-001-style parallel inverse dynamics at a singular pose (inv of a singular Jacobian);
 - conventions.swap_order guessed from the shape (a stack of six twists became a 6×6 operator);
 - jacobian_transpose_force defaulted to frame="body" while kinematics.jacobian defaults to "space".
 """
+import re
+import warnings
+
 import numpy as np
 import pytest
 
-from lessonlib import samples, spatial
+from lessonlib import batch, samples, spatial
 from lessonlib.constraints import five_bar_chains, parallel_inverse_dynamics
 from lessonlib.conventions import swap_order
 from lessonlib.dynamics import aba, crba, forward_dynamics, jacobian_transpose_force, rnea
 from lessonlib.kinematics import jacobian
+from lessonlib.model import Joint, Model
 
 FD_ROUTES = {"aba": lambda m, q, qd, tau: aba(m, q, qd, tau),
              "crba": lambda m, q, qd, tau: forward_dynamics(m, q, qd, tau, method="crba"),
@@ -76,6 +81,69 @@ def test_forward_dynamics_solves_by_cholesky_and_triangular_solves():
     h = rnea(model, q, qd, np.zeros(7))
     np.testing.assert_allclose(forward_dynamics(model, q, qd, tau, method="crba"), np.linalg.solve(M, tau - h),
                                rtol=1e-10)
+
+
+def pointing_rod_arm():
+    """A point mass on joint 0's axis (z) carrying a 1 m rod that joint 1 (about x) swings out of the
+    x-y plane: at q_1 = ±π/2 the rod lies along z and nothing has inertia about joint 0's axis, so
+    ``M`` is singular at joint 0 in that configuration only."""
+    point = spatial.inertia(1.0, [0.0, 0.0, 0.0], np.zeros((3, 3)))
+    rod = spatial.inertia(1.0, [0.0, 0.5, 0.0], np.diag([1 / 12, 0.0, 1 / 12]))
+    return Model([-1, 0], [Joint("revolute", [0, 0, 1], name="swivel"), Joint("revolute", [1, 0, 0], name="tilt")],
+                 [np.eye(4)] * 2, [point, rod], name="pointing_rod")
+
+
+def _backends():
+    return [pytest.param(b, marks=pytest.mark.skipif(b not in batch.available_backends(), reason=f"{b} not installed"))
+            for b in batch.BACKENDS]
+
+
+def _without_value_and_sample(message):
+    """The message with the vanished quantity's value and the trajectory's sample left out."""
+    message = re.sub(r" at sample \d+ of the trajectory", "", message)
+    return re.sub(r"(S_iᵀ I\^A_i S_i) = \S+, so", r"\1 = ..., so", message)
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_batch_aba_raises_the_error_of_dynamics_aba_naming_the_sample(backend):
+    arm = spinning_rod_arm()
+    Q, QD, TAU = np.array([[0.3, -0.7], [0.1, 0.2]]), np.array([[0.5, 2.0], [0.0, 0.0]]), np.ones((2, 2))
+    with pytest.raises(ValueError) as one:
+        aba(arm, Q[0], QD[0], TAU[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                             # no division by D = 0 (it warned before)
+        with pytest.raises(ValueError) as many:
+            batch.aba(arm, Q, QD, TAU, backend=backend)
+    expected = (r"^model: the mass matrix of 'spinning_rod' is singular at joint 1 \('joint2'\) at sample 0 of the "
+                r"trajectory: D_1 = S_iᵀ I\^A_i S_i = \S+, so no torque determines its acceleration\. .*thin rod "
+                r"spinning about its own axis")
+    assert re.match(expected, str(many.value), re.S), str(many.value)
+    assert re.match(expected.replace(" at sample 0 of the trajectory", ""), str(one.value), re.S), str(one.value)
+    assert _without_value_and_sample(str(many.value)) == _without_value_and_sample(str(one.value))
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_batch_aba_names_the_first_singular_sample(backend):
+    arm = pointing_rod_arm()
+    Q = np.array([[0.0, 0.0], [0.4, 0.3], [0.2, np.pi / 2], [0.0, 0.0]])
+    QD, TAU = np.zeros((4, 2)), np.ones((4, 2))
+    np.testing.assert_allclose(batch.aba(arm, Q[:2], QD[:2], TAU[:2], backend=backend),
+                               [aba(arm, q, qd, tau) for q, qd, tau in zip(Q[:2], QD[:2], TAU[:2])], rtol=1e-10)
+    with pytest.raises(ValueError) as one:
+        aba(arm, Q[2], QD[2], TAU[2])
+    with pytest.raises(ValueError, match=r"singular at joint 0 \('swivel'\) at sample 2 of the trajectory: D_0 ") as many:
+        batch.aba(arm, Q, QD, TAU, backend=backend)
+    assert _without_value_and_sample(str(many.value)) == _without_value_and_sample(str(one.value))
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_batch_aba_finds_a_singular_sample_in_a_later_block(backend, monkeypatch):
+    monkeypatch.setattr(batch, "BLOCK", 3)
+    arm = pointing_rod_arm()
+    Q = np.zeros((8, 2))
+    Q[6, 1] = -np.pi / 2
+    with pytest.raises(ValueError, match=r"singular at joint 0 \('swivel'\) at sample 6 of the trajectory"):
+        batch.aba(arm, Q, np.zeros((8, 2)), np.ones((8, 2)), backend=backend)
 
 
 # --- the parallel arm at a singular pose --------------------------------------------------------

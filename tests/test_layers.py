@@ -1,5 +1,5 @@
-"""The layer rule of DESIGN.md: imports point one way, downward; algorithm modules stand alone; and no
-module reaches into another one's private names.
+"""The layer rule (``lessonlib/__init__.py``'s docstring): imports point one way, downward; algorithm
+modules stand alone; and no module reaches into another one's private names.
 
 Private means a name (or module) that starts with one underscore. A module may use the private
 modules of the packages it belongs to (``dynamics/rnea.py`` may import ``dynamics/_inputs.py``, every

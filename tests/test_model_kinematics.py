@@ -189,6 +189,20 @@ def test_joint_from_screw_keeps_scale():
         joint_from_screw([0, 0, 1, 0, 0, 1])
 
 
+def test_joint_screw_is_scaled_not_unit():
+    """``Joint.screw`` is ``scale`` times the unit screw: the twist per unit ``q̇``."""
+    for kind, axis, point in [("revolute", [0, 1, 0], [0.3, 0.0, -0.2]), ("prismatic", [0, 0, 1], [0, 0, 0])]:
+        unit, scaled = Joint(kind, axis, point), Joint(kind, axis, point, scale=2.5)
+        np.testing.assert_allclose(scaled.screw, 2.5 * unit.screw)
+        assert np.isclose(np.linalg.norm(unit.screw[ANG] if kind == "revolute" else unit.screw[LIN]), 1.0)
+        np.testing.assert_allclose(unit.screw[LIN] if kind == "revolute" else unit.screw[ANG],
+                                   np.cross(point, axis) if kind == "revolute" else 0.0)
+    arm = samples.planar_2link().replace(joints=[Joint("revolute", [0, 0, 1], scale=2.0)] * 2)
+    np.testing.assert_allclose(arm.S, [j.screw for j in arm.joints])
+    np.testing.assert_allclose(arm.joint_transform(0, 0.5), se3.exp(arm.S[0] * 0.5))     # turns by 2 · 0.5 rad
+    np.testing.assert_allclose(arm.joint_transform(0, 0.5)[:3, :3], so3.rot_z(1.0), atol=1e-15)
+
+
 def test_from_poe_validation():
     with pytest.raises(ValueError, match="M_list"):
         from_poe(np.zeros((1, 4, 4)), np.zeros((1, 6, 6)), np.zeros((6, 1)))

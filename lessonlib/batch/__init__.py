@@ -44,8 +44,9 @@ import importlib.util
 
 import numpy as np
 
+from .. import _validate as validate
 from ..conventions import base_acceleration
-from .forward_dynamics import aba_block
+from .forward_dynamics import SingularPivot, aba_block
 from .frames import RIGID, RIGID_COLUMN, JointFrames, Workspace, cos_sin, joint_frames
 from .inverse_dynamics import rnea_block
 from .mass_matrix import crba_block
@@ -74,8 +75,7 @@ def _backend(backend):
                 _compiled()
             except ImportError:                          # numba installed but unusable here: NumPy it is
                 backend = "numpy"
-    if backend not in BACKENDS:
-        raise ValueError(f"backend: expected one of {BACKENDS} or None, got {backend!r}")
+    validate.one_of(backend, BACKENDS, "backend", or_none=True)
     if backend not in available_backends():
         raise ValueError("backend: 'numba' needs numba, which is not installed (pip install lessonlib[fast])")
     return backend
@@ -104,38 +104,6 @@ def _wrenches_per_sample(model, F):
     return np.ascontiguousarray(F[None] if F.ndim == 2 else F)
 
 
-# --- input checking ------------------------------------------------------------------------------
-
-def _trajectory(model, X, name, N=None):
-    """``X`` as a float (N, n) array of finite numbers, or ValueError naming ``name``."""
-    try:
-        A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected numbers, got {type(X).__name__} ({exc})") from None
-    want = f"({'N' if N is None else N}, {model.n})"
-    if A.ndim != 2 or A.shape[1] != model.n or (N is not None and A.shape[0] != N):
-        raise ValueError(f"{name}: expected shape {want} (samples × joints of {model.name!r}), got {A.shape}")
-    if not np.isfinite(A).all():
-        raise ValueError(f"{name}: contains non-finite values")
-    return A
-
-
-def _wrenches(model, f_ext, N):
-    """``f_ext`` as a float (N, n, 6) or (n, 6) array, or ValueError."""
-    if f_ext is None:
-        return None
-    try:
-        F = np.asarray(f_ext, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"f_ext: expected numbers, got {type(f_ext).__name__} ({exc})") from None
-    if F.shape not in ((N, model.n, 6), (model.n, 6)):
-        raise ValueError(f"f_ext: expected shape ({N}, {model.n}, 6) or ({model.n}, 6) (wrenches [n; f] "
-                         f"on the bodies, body frames), got {F.shape}")
-    if not np.isfinite(F).all():
-        raise ValueError("f_ext: contains non-finite values")
-    return F
-
-
 def _blocks(N):
     return [slice(start, min(start + BLOCK, N)) for start in range(0, N, BLOCK)]
 
@@ -145,8 +113,13 @@ def _columns(X):
     return np.ascontiguousarray(X.T)
 
 
-def _per_sample(model, block, arrays, gravity, F):
-    """Rows (N, n) of ``block(frames, *columns, a_0, F)`` run on ``BLOCK`` samples at a time.
+def _singular(model, joint, D, sample):
+    """The error of :func:`lessonlib.dynamics.aba` for a vanishing ``D_i``, naming the sample too."""
+    return validate.singular_mass_matrix(model, joint, f"D_{joint} = S_iᵀ I^A_i S_i", D, sample=sample)
+
+
+def _per_sample(model, block, arrays, a_0, F, **options):
+    """Rows (N, n) of ``block(frames, *columns, a_0, F, **options)`` run on ``BLOCK`` samples at a time.
 
     ``arrays`` are the (N, n) joint-space inputs, handed to the kernel as (n, N) columns;
     ``F`` the wrenches, (n, 6) for every sample or (N, n, 6), handed on component-major as
@@ -154,13 +127,16 @@ def _per_sample(model, block, arrays, gravity, F):
     """
     N = arrays[0].shape[0]
     frames = joint_frames(model)
-    a_0 = base_acceleration(model.gravity_or_default(gravity))
     columns = [_columns(x) for x in arrays]
     if F is not None:
         F = F.T[:, :, None] if F.ndim == 2 else np.ascontiguousarray(F.transpose(2, 1, 0))
     out, work = np.empty((model.n, N)), Workspace()
     for b in _blocks(N):
-        out[:, b] = block(frames, work, *(x[:, b] for x in columns), a_0, None if F is None else F[..., b])
+        try:
+            out[:, b] = block(frames, work, *(x[:, b] for x in columns), a_0, None if F is None else F[..., b],
+                              **options)
+        except SingularPivot as singular:
+            raise _singular(model, singular.joint, singular.D, b.start + singular.sample) from None
     return np.ascontiguousarray(out.T)
 
 
@@ -170,7 +146,8 @@ def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None, backend=None):
     """Joint torques ``τ`` (N, n) of a whole trajectory by the RNEA, one row per sample.
 
     ``Q, QD, QDD`` (N, n); ``gravity`` world 3-vector (None: the model's default); ``f_ext``
-    (N, n, 6) or (n, 6) wrenches on the bodies (body frames); ``backend`` one of
+    (N, n, 6), or (n, 6) for the same at every sample: ``f_ext[k, i]`` is the wrench the environment
+    applies on body ``i`` at sample ``k``, in body frame ``i``, moment about its origin; ``backend`` one of
     :data:`BACKENDS` (None: the fastest installed). Equals
     ``[dynamics.rnea(model, Q[k], QD[k], QDD[k], ...) for k in range(N)]``.
     """
@@ -184,7 +161,7 @@ def crba(model, Q, *, backend=None):
     symmetric matrices).
     """
     backend = _backend(backend)
-    Q = _trajectory(model, Q, "Q")
+    Q = validate.trajectory(model, Q, "Q")
     frames = joint_frames(model)
     if backend == "numba":
         M = np.empty((Q.shape[0], model.n, model.n))
@@ -203,7 +180,8 @@ def crba(model, Q, *, backend=None):
 def aba(model, Q, QD, TAU, *, gravity=None, f_ext=None, backend=None):
     """Joint accelerations ``q̈`` (N, n) of a whole trajectory by the ABA, one row per sample.
 
-    ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` and ``backend`` as in :func:`rnea`. Equals
+    ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` (body frames, about the body origins) and ``backend``
+    as in :func:`rnea`. Equals
     ``[dynamics.aba(model, Q[k], QD[k], TAU[k], ...) for k in range(N)]``.
     """
     return _joint_space(model, "aba", {"Q": Q, "QD": QD, "TAU": TAU}, gravity, f_ext, backend)
@@ -213,15 +191,23 @@ def _joint_space(model, algorithm, arrays, gravity, f_ext, backend):
     """``rnea`` or ``aba`` on the checked (N, n) ``arrays`` (q first), by the chosen backend: (N, n)."""
     backend = _backend(backend)
     (q_name, Q), *others = arrays.items()
-    Q = _trajectory(model, Q, q_name)
+    Q = validate.trajectory(model, Q, q_name)
     N = Q.shape[0]
-    X1, X2 = (_trajectory(model, X, name, N) for name, X in others)
-    F = _wrenches(model, f_ext, N)
+    X1, X2 = (validate.trajectory(model, X, name, N) for name, X in others)
+    F = validate.trajectory_wrenches(model, f_ext, N)
+    a_0 = base_acceleration(model.gravity_or_default(gravity))           # [0; −g]
     if backend == "numpy":
-        return _per_sample(model, {"rnea": rnea_block, "aba": aba_block}[algorithm], (Q, X1, X2), gravity, F)
+        if algorithm == "rnea":
+            return _per_sample(model, rnea_block, (Q, X1, X2), a_0, F)
+        return _per_sample(model, aba_block, (Q, X1, X2), a_0, F, D_min=validate.smallest_pivot(model))
     frames, out = joint_frames(model), np.empty((N, model.n))
-    getattr(_compiled(), algorithm)(*_model_arrays(frames), frames.inertia, frames.wrench_to_J,
-                                    *_joint_angles(frames, Q), np.ascontiguousarray(X1), np.ascontiguousarray(X2),
-                                    base_acceleration(model.gravity_or_default(gravity)),
-                                    _wrenches_per_sample(model, F), out)
+    inputs = (*_model_arrays(frames), frames.inertia, frames.wrench_to_J, *_joint_angles(frames, Q),
+              np.ascontiguousarray(X1), np.ascontiguousarray(X2), a_0, _wrenches_per_sample(model, F))
+    if algorithm == "rnea":
+        _compiled().rnea(*inputs, out)
+        return out
+    singular = np.array([-1.0, 0.0, 0.0])                # (sample, joint, D_i) of a singular pivot, if any
+    _compiled().aba(*inputs, validate.smallest_pivot(model), singular, out)
+    if singular[0] >= 0:
+        raise _singular(model, int(singular[1]), singular[2], int(singular[0]))
     return out

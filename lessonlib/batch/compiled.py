@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..conventions import ANG_X, ANG_Y, ANG_Z, LIN_X, LIN_Y, LIN_Z
 from .frames import RIGID
 
 FASTMATH = {"reassoc", "contract"}                   # sums may be regrouped and fused (no NaN tricks)
@@ -33,55 +34,60 @@ def motion_to_child(T_C, revolute, c, s, theta, m, out):
     ``X_C = Ad(T_C⁻¹)`` with ``T_C = (R, p)`` the joint frame's pose in its parent's at ``q = 0``:
     ``ω' = Rᵀ ω``, ``v' = Rᵀ (v − p × ω)`` — a 3×3 rotation and a translation, not a 6×6 product.
     """
-    w0, w1, w2 = m[0], m[1], m[2]
+    w0, w1, w2 = m[ANG_X], m[ANG_Y], m[ANG_Z]
     p0, p1, p2 = T_C[0, 3], T_C[1, 3], T_C[2, 3]
-    u0, u1, u2 = m[3] - (p1 * w2 - p2 * w1), m[4] - (p2 * w0 - p0 * w2), m[5] - (p0 * w1 - p1 * w0)
+    u0 = m[LIN_X] - (p1 * w2 - p2 * w1)             # v − p × ω
+    u1 = m[LIN_Y] - (p2 * w0 - p0 * w2)
+    u2 = m[LIN_Z] - (p0 * w1 - p1 * w0)
     for r in range(3):
-        out[r] = T_C[0, r] * w0 + T_C[1, r] * w1 + T_C[2, r] * w2
-        out[r + 3] = T_C[0, r] * u0 + T_C[1, r] * u1 + T_C[2, r] * u2
+        out[ANG_X + r] = T_C[0, r] * w0 + T_C[1, r] * w1 + T_C[2, r] * w2
+        out[LIN_X + r] = T_C[0, r] * u0 + T_C[1, r] * u1 + T_C[2, r] * u2
     if revolute:                                     # Rz(θ)ᵀ on ω and on v
-        for b in range(0, 6, 3):
-            x, y = out[b], out[b + 1]
-            out[b] = c * x + s * y
-            out[b + 1] = c * y - s * x
+        for x in (ANG_X, LIN_X):
+            a, b = out[x], out[x + 1]
+            out[x] = c * a + s * b
+            out[x + 1] = c * b - s * a
     else:                                            # v ← v − θ e_z × ω
-        out[3] += theta * out[1]
-        out[4] -= theta * out[0]
+        out[LIN_X] += theta * out[ANG_Y]
+        out[LIN_Y] -= theta * out[ANG_X]
 
 
 @inline
 def joint_force(revolute, c, s, theta, f):
-    """``X_J(θ)ᵀ f`` as six scalars: a wrench across the joint, to the parent's side."""
-    f0, f1, f2, f3, f4, f5 = f[0], f[1], f[2], f[3], f[4], f[5]
+    """``X_J(θ)ᵀ f`` as six scalars ``n_x, n_y, n_z, f_x, f_y, f_z``: a wrench across the joint, to the
+    parent's side."""
+    n0, n1, n2, f0, f1, f2 = f[ANG_X], f[ANG_Y], f[ANG_Z], f[LIN_X], f[LIN_Y], f[LIN_Z]
     if revolute:                                     # Rz(θ) on n and on f
-        return c * f0 - s * f1, s * f0 + c * f1, f2, c * f3 - s * f4, s * f3 + c * f4, f5
-    return f0 - theta * f4, f1 + theta * f3, f2, f3, f4, f5          # n ← n + θ e_z × f
+        return c * n0 - s * n1, s * n0 + c * n1, n2, c * f0 - s * f1, s * f0 + c * f1, f2
+    return n0 - theta * f1, n1 + theta * f0, n2, f0, f1, f2          # n ← n + θ e_z × f
 
 
 @inline
 def add_force_to_parent(T_C, revolute, c, s, theta, f, f_p, sign):
     """``f_p += sign · X_Cᵀ X_J(θ)ᵀ f``: a child's wrench added to its parent's (``f' = R f``,
     ``n' = R n + p × f'``, with ``T_C = (R, p)`` as in :func:`motion_to_child`)."""
-    t0, t1, t2, t3, t4, t5 = joint_force(revolute, c, s, theta, f)
-    g0 = T_C[0, 0] * t3 + T_C[0, 1] * t4 + T_C[0, 2] * t5
-    g1 = T_C[1, 0] * t3 + T_C[1, 1] * t4 + T_C[1, 2] * t5
-    g2 = T_C[2, 0] * t3 + T_C[2, 1] * t4 + T_C[2, 2] * t5
+    n0, n1, n2, f0, f1, f2 = joint_force(revolute, c, s, theta, f)
+    g0 = T_C[0, 0] * f0 + T_C[0, 1] * f1 + T_C[0, 2] * f2             # f' = R f
+    g1 = T_C[1, 0] * f0 + T_C[1, 1] * f1 + T_C[1, 2] * f2
+    g2 = T_C[2, 0] * f0 + T_C[2, 1] * f1 + T_C[2, 2] * f2
     p0, p1, p2 = T_C[0, 3], T_C[1, 3], T_C[2, 3]
-    f_p[0] += sign * (T_C[0, 0] * t0 + T_C[0, 1] * t1 + T_C[0, 2] * t2 + p1 * g2 - p2 * g1)
-    f_p[1] += sign * (T_C[1, 0] * t0 + T_C[1, 1] * t1 + T_C[1, 2] * t2 + p2 * g0 - p0 * g2)
-    f_p[2] += sign * (T_C[2, 0] * t0 + T_C[2, 1] * t1 + T_C[2, 2] * t2 + p0 * g1 - p1 * g0)
-    f_p[3] += sign * g0
-    f_p[4] += sign * g1
-    f_p[5] += sign * g2
+    f_p[ANG_X] += sign * (T_C[0, 0] * n0 + T_C[0, 1] * n1 + T_C[0, 2] * n2 + p1 * g2 - p2 * g1)   # R n + p × f'
+    f_p[ANG_Y] += sign * (T_C[1, 0] * n0 + T_C[1, 1] * n1 + T_C[1, 2] * n2 + p2 * g0 - p0 * g2)
+    f_p[ANG_Z] += sign * (T_C[2, 0] * n0 + T_C[2, 1] * n1 + T_C[2, 2] * n2 + p0 * g1 - p1 * g0)
+    f_p[LIN_X] += sign * g0
+    f_p[LIN_Y] += sign * g1
+    f_p[LIN_Z] += sign * g2
 
 
 @inline
 def add_inertia_to_parent(X_C, revolute, c, s, theta, M, M_p, A, B):
     """``M_p += X_Cᵀ X_J(θ)ᵀ M X_J(θ) X_C`` for a symmetric 6×6 ``M``; ``A``, ``B`` scratch 6×6."""
     for j in range(6):                               # A = X_Jᵀ M: the joint's force map on each column
-        A[0, j], A[1, j], A[2, j], A[3, j], A[4, j], A[5, j] = joint_force(revolute, c, s, theta, M[:, j])
+        A[ANG_X, j], A[ANG_Y, j], A[ANG_Z, j], A[LIN_X, j], A[LIN_Y, j], A[LIN_Z, j] = joint_force(
+            revolute, c, s, theta, M[:, j])
     for r in range(6):                               # A ← A X_J = (X_Jᵀ Aᵀ)ᵀ: and on each row
-        A[r, 0], A[r, 1], A[r, 2], A[r, 3], A[r, 4], A[r, 5] = joint_force(revolute, c, s, theta, A[r])
+        A[r, ANG_X], A[r, ANG_Y], A[r, ANG_Z], A[r, LIN_X], A[r, LIN_Y], A[r, LIN_Z] = joint_force(
+            revolute, c, s, theta, A[r])
     for r in range(6):                               # B = A X_C
         a0, a1, a2, a3, a4, a5 = A[r, 0], A[r, 1], A[r, 2], A[r, 3], A[r, 4], A[r, 5]
         for j in range(6):
@@ -141,12 +147,14 @@ def add_matvec(A, x, out, sign):
 @inline
 def add_momentum_rate(v, h, out):
     """``out += ad*(v) h = [ω × h_n + v × h_f; ω × h_f]``."""
-    out[0] += v[1] * h[2] - v[2] * h[1] + v[4] * h[5] - v[5] * h[4]
-    out[1] += v[2] * h[0] - v[0] * h[2] + v[5] * h[3] - v[3] * h[5]
-    out[2] += v[0] * h[1] - v[1] * h[0] + v[3] * h[4] - v[4] * h[3]
-    out[3] += v[1] * h[5] - v[2] * h[4]
-    out[4] += v[2] * h[3] - v[0] * h[5]
-    out[5] += v[0] * h[4] - v[1] * h[3]
+    w0, w1, w2, v0, v1, v2 = v[ANG_X], v[ANG_Y], v[ANG_Z], v[LIN_X], v[LIN_Y], v[LIN_Z]
+    n0, n1, n2, f0, f1, f2 = h[ANG_X], h[ANG_Y], h[ANG_Z], h[LIN_X], h[LIN_Y], h[LIN_Z]
+    out[ANG_X] += w1 * n2 - w2 * n1 + v1 * f2 - v2 * f1
+    out[ANG_Y] += w2 * n0 - w0 * n2 + v2 * f0 - v0 * f2
+    out[ANG_Z] += w0 * n1 - w1 * n0 + v0 * f1 - v1 * f0
+    out[LIN_X] += w1 * f2 - w2 * f1
+    out[LIN_Y] += w2 * f0 - w0 * f2
+    out[LIN_Z] += w0 * f1 - w1 * f0
 
 
 @inline
@@ -156,9 +164,10 @@ def bias_acceleration(v, revolute, qd, out):
     for r in range(6):
         out[r] = 0.0
     if revolute:
-        out[0], out[1], out[3], out[4] = v[1] * qd, -v[0] * qd, v[4] * qd, -v[3] * qd
+        out[ANG_X], out[ANG_Y] = v[ANG_Y] * qd, -v[ANG_X] * qd
+        out[LIN_X], out[LIN_Y] = v[LIN_Y] * qd, -v[LIN_X] * qd
     else:
-        out[3], out[4] = v[1] * qd, -v[0] * qd
+        out[LIN_X], out[LIN_Y] = v[ANG_Y] * qd, -v[ANG_X] * qd
 
 
 @inline
@@ -251,8 +260,10 @@ def crba(parent, revolute, row, scale, T_C, X_C, inertia_r, K_C, slide, column, 
 
 
 @jit
-def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, TAU, a_0, F, qdd):
-    """``qdd[k]`` = the ABA's accelerations at sample ``k``."""
+def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, TAU, a_0, F, D_min, singular,
+        qdd):
+    """``qdd[k]`` = the ABA's accelerations at sample ``k``. A ``D_i`` not above ``D_min`` stops the run
+    and leaves ``singular = (k, i, D_i)`` (the caller raises): it is never divided by."""
     N, n = Theta.shape
     v, cb, a, p_A, U = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
     I_A, I_a, A, B = np.zeros((n, 6, 6)), np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
@@ -276,6 +287,9 @@ def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, 
             for r in range(6):
                 U[i, r] = si * I_A[i, r, kk]                      # U_i = I^A_i S_i
             D[i] = si * U[i, kk]                                  # D_i = S_iᵀ U_i
+            if not D[i] > D_min:                                  # a singular mass matrix
+                singular[0], singular[1], singular[2] = k, i, D[i]
+                return
             u[i] = TAU[k, i] - si * p_A[i, kk]                    # u_i = τ_i − S_iᵀ p^A_i
             p = parent[i]
             if p >= 0:

@@ -8,13 +8,24 @@ from .frames import (BIAS_COLUMNS, BIAS_ROWS, COLUMN, FROM_UPPER, SYMMETRIC, UPP
                      momentum_rate)
 
 
-def aba_block(frames, work, Q, QD, TAU, a_0, F):
+class SingularPivot(Exception):
+    """Raised by :func:`aba_block`: ``D`` (``D_i`` of ``joint`` at ``sample`` of the block) is not above
+    the model's smallest pivot, so the mass matrix is singular there (:func:`lessonlib._validate.singular_mass_matrix`)."""
+
+    def __init__(self, joint, sample, D):
+        super().__init__(joint, sample, D)
+        self.joint, self.sample, self.D = joint, sample, D
+
+
+def aba_block(frames, work, Q, QD, TAU, a_0, F, *, D_min):
     """Joint accelerations ``q̈`` (n, N) of a block; ``Q, QD, TAU`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
 
     ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major
     (``v[:, i]`` the twist of body ``i``). Articulated inertias ``I^A`` are stored by their 21
     coordinates (:data:`.frames.SYMMETRIC`); with the joint screw a unit vector, ``U = I^A S`` is a
-    column of ``I^A`` (gathered from the coordinates) and ``D = Sᵀ U`` one entry.
+    column of ``I^A`` (gathered from the coordinates) and ``D = Sᵀ U`` one entry. A ``D_i`` not
+    above ``D_min`` (:func:`lessonlib._validate.smallest_pivot`) raises :class:`SingularPivot`, as
+    :func:`lessonlib.dynamics.aba` raises for one sample: it is never divided by.
     """
     n, N = Q.shape
     X, parent, row, s, I = BlockJoints(frames, Q), frames.parent, frames.row, frames.scale, frames.inertia
@@ -40,6 +51,10 @@ def aba_block(frames, work, Q, QD, TAU, a_0, F):
         k = row[i]
         U[:, i] = s[i] * COLUMN[k](I_A[:, i])               # U_i = I^A_i S_i
         D[i] = s[i] * U[k, i]                               # D_i = S_iᵀ U_i
+        regular = D[i] > D_min
+        if not regular.all():
+            sample = int(np.argmin(regular))                # the first sample where D_i vanished
+            raise SingularPivot(i, sample, float(D[i, sample]))
         u[i] = TAU[i] - s[i] * p_A[k, i]                    # u_i = τ_i − S_iᵀ p^A_i
         if parent[i] != BASE:
             U_D = U[:, i] / D[i]

@@ -30,9 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import se3, so3
-from ..conventions import ANG, BASE, LIN
+from .._operators import Ad_inv
+from ..conventions import ANG, ANG_X, ANG_Y, ANG_Z, BASE, LIN, LIN_X, LIN_Y, LIN_Z
 
-REVOLUTE_ROW, PRISMATIC_ROW = 2, 5              # S = e_k: ω_z for revolute joints, v_z for prismatic
+REVOLUTE_ROW, PRISMATIC_ROW = ANG_Z, LIN_Z      # S = e_k: ω_z for revolute joints, v_z for prismatic
+#: The x rows ``[ω_x, v_x]`` and the y rows ``[ω_y, v_y]`` of a spatial vector (views, not copies):
+#: what a turn about z mixes.
+X_ROWS = slice(ANG_X, None, LIN_X - ANG_X)
+Y_ROWS = slice(ANG_Y, None, LIN_Y - ANG_Y)
 
 
 # --- coordinates of symmetric 6×6 matrices in which a turn about z is cheap ------------------------------
@@ -107,23 +112,26 @@ def _rigid_basis():
 #: the zz-type entries, the traces and the antisymmetric part of the x-y blocks; turning by θ: the
 #: xz and yz entries; by 2θ: the traceless symmetric part of the x-y blocks (Mohr's circle).
 SYMMETRIC = Coordinates(
-    fixed=[{(2, 2): 1}, {(2, 5): 1}, {(5, 5): 1}, {(0, 0): 1, (1, 1): 1}, {(3, 3): 1, (4, 4): 1},
-           {(0, 3): 1, (1, 4): 1}, {(1, 3): 1, (0, 4): -1}],
-    turn_x=[{(0, 2): 1}, {(0, 5): 1}, {(3, 2): 1}, {(3, 5): 1}],
-    turn_y=[{(1, 2): 1}, {(1, 5): 1}, {(4, 2): 1}, {(4, 5): 1}],
-    turn2_x=[{(0, 0): .5, (1, 1): -.5}, {(3, 3): .5, (4, 4): -.5}, {(0, 3): .5, (1, 4): -.5}],
-    turn2_y=[{(0, 1): 1}, {(3, 4): 1}, {(0, 4): .5, (1, 3): .5}],
+    fixed=[{(ANG_Z, ANG_Z): 1}, {(ANG_Z, LIN_Z): 1}, {(LIN_Z, LIN_Z): 1},
+           {(ANG_X, ANG_X): 1, (ANG_Y, ANG_Y): 1}, {(LIN_X, LIN_X): 1, (LIN_Y, LIN_Y): 1},
+           {(ANG_X, LIN_X): 1, (ANG_Y, LIN_Y): 1}, {(ANG_Y, LIN_X): 1, (ANG_X, LIN_Y): -1}],
+    turn_x=[{(ANG_X, ANG_Z): 1}, {(ANG_X, LIN_Z): 1}, {(LIN_X, ANG_Z): 1}, {(LIN_X, LIN_Z): 1}],
+    turn_y=[{(ANG_Y, ANG_Z): 1}, {(ANG_Y, LIN_Z): 1}, {(LIN_Y, ANG_Z): 1}, {(LIN_Y, LIN_Z): 1}],
+    turn2_x=[{(ANG_X, ANG_X): .5, (ANG_Y, ANG_Y): -.5}, {(LIN_X, LIN_X): .5, (LIN_Y, LIN_Y): -.5},
+             {(ANG_X, LIN_X): .5, (ANG_Y, LIN_Y): -.5}],
+    turn2_y=[{(ANG_X, ANG_Y): 1}, {(LIN_X, LIN_Y): 1}, {(ANG_X, LIN_Y): .5, (ANG_Y, LIN_X): .5}],
     basis=_symmetric_basis())
 
 #: Rigid-body spatial inertias ``[Ī ĥ; ĥᵀ m1]`` (composite inertias): 10 coordinates — ``m``,
 #: ``h_z``, ``Ī_zz``, ``Ī_xx + Ī_yy`` unchanged; ``(Ī_xz, Ī_yz)`` and ``(h_x, h_y)`` turning by θ;
 #: ``((Ī_xx − Ī_yy)/2, Ī_xy)`` by 2θ.
 RIGID = Coordinates(
-    fixed=[{(5, 5): 1}, {(1, 3): 1}, {(2, 2): 1}, {(0, 0): 1, (1, 1): 1}],
-    turn_x=[{(0, 2): 1}, {(2, 4): 1}],
-    turn_y=[{(1, 2): 1}, {(0, 5): 1}],
-    turn2_x=[{(0, 0): .5, (1, 1): -.5}],
-    turn2_y=[{(0, 1): 1}],
+    fixed=[{(LIN_Z, LIN_Z): 1}, {(ANG_Y, LIN_X): 1}, {(ANG_Z, ANG_Z): 1},
+           {(ANG_X, ANG_X): 1, (ANG_Y, ANG_Y): 1}],
+    turn_x=[{(ANG_X, ANG_Z): 1}, {(ANG_Z, LIN_Y): 1}],
+    turn_y=[{(ANG_Y, ANG_Z): 1}, {(ANG_X, LIN_Z): 1}],
+    turn2_x=[{(ANG_X, ANG_X): .5, (ANG_Y, ANG_Y): -.5}],
+    turn2_y=[{(ANG_X, ANG_Y): 1}],
     basis=_rigid_basis())
 
 
@@ -159,7 +167,7 @@ RIGID_COLUMN = {k: RIGID.columns([k]) for k in (REVOLUTE_ROW, PRISMATIC_ROW)}
 
 #: The rows of ``c = ad(v) S q̇`` that can be non-zero (``ω × z``, ``v × z``: x and y rows), per ``k``,
 #: and the map from :data:`SYMMETRIC` coordinates to those columns (6 · rows).
-BIAS_ROWS = {REVOLUTE_ROW: (0, 1, 3, 4), PRISMATIC_ROW: (3, 4)}
+BIAS_ROWS = {REVOLUTE_ROW: (ANG_X, ANG_Y, LIN_X, LIN_Y), PRISMATIC_ROW: (LIN_X, LIN_Y)}
 BIAS_COLUMNS = {k: SparseMap(SYMMETRIC.columns(rows)) for k, rows in BIAS_ROWS.items()}
 
 
@@ -239,7 +247,7 @@ def joint_frames(model):
             inertia.append(Ad_i_J.T @ model.inertia[i] @ Ad_i_J)
             wrench_to_J.append(Ad_i_J.T)
         T_C, inertia = np.array(T_C).reshape(-1, 4, 4), np.array(inertia).reshape(-1, 6, 6)
-        X_C = np.array([se3.Ad(se3.inv(T)) for T in T_C]).reshape(-1, 6, 6)
+        X_C = Ad_inv(T_C)
         frames = JointFrames(T_C=T_C, X_C=X_C, X_C_T=np.ascontiguousarray(X_C.transpose(0, 2, 1)),
                              inertia=inertia, inertia_z=SYMMETRIC.of(inertia), inertia_r=RIGID.of(inertia),
                              K_C=np.array([SYMMETRIC.congruence(X) for X in X_C]).reshape(-1, 21, 21),
@@ -309,7 +317,7 @@ class BlockJoints:
     def motion_to_child(self, i, m):
         """``X_i_p m`` (new array) for motion vectors ``m`` (6, ..., N) in the parent's joint frame."""
         out = (self.frames.X_C[i] @ m.reshape(6, -1)).reshape(m.shape)
-        x, y = out[0::3], out[1::3]                       # [ω_x, v_x] and [ω_y, v_y]
+        x, y = out[X_ROWS], out[Y_ROWS]                   # [ω_x, v_x] and [ω_y, v_y]
         if self.frames.revolute[i]:                       # Rz(θ)ᵀ on ω and on v
             c, s = self.cos[i], self.sin[i]
             x_new = c * x
@@ -319,8 +327,8 @@ class BlockJoints:
             x[...] = x_new
         else:                                             # v ← v − θ e_z × ω
             theta = self.theta[i]
-            out[3] += theta * out[1]
-            out[4] -= theta * out[0]
+            out[LIN_X] += theta * out[ANG_Y]
+            out[LIN_Y] -= theta * out[ANG_X]
         return out
 
     def force_to_parent(self, i, f):
@@ -328,15 +336,15 @@ class BlockJoints:
         g = f.copy()
         if self.frames.revolute[i]:                       # Rz(θ) on n and on f
             c, s = self.cos[i], self.sin[i]
-            x, y = g[0::3], g[1::3]
+            x, y = g[X_ROWS], g[Y_ROWS]
             x *= c
-            x -= s * f[1::3]
+            x -= s * f[Y_ROWS]
             y *= c
-            y += s * f[0::3]
+            y += s * f[X_ROWS]
         else:                                             # n ← n + θ e_z × f
             theta = self.theta[i]
-            g[0] -= theta * f[4]
-            g[1] += theta * f[3]
+            g[ANG_X] -= theta * f[LIN_Y]
+            g[ANG_Y] += theta * f[LIN_X]
         return (self.frames.X_C_T[i] @ g.reshape(6, -1)).reshape(f.shape)
 
     def inertia_to_parent(self, i, z, space=SYMMETRIC):
@@ -383,8 +391,8 @@ def add_bias_acceleration(a, v, k, qd):
     ``a``, ``v`` (6, N); changes ``a`` in place.
     """
     if k == REVOLUTE_ROW:
-        a[0::3] += v[1::3] * qd
-        a[1::3] -= v[0::3] * qd
+        a[X_ROWS] += v[Y_ROWS] * qd
+        a[Y_ROWS] -= v[X_ROWS] * qd
     else:
-        a[3] += v[1] * qd
-        a[4] -= v[0] * qd
+        a[LIN_X] += v[ANG_Y] * qd
+        a[LIN_Y] -= v[ANG_X] * qd

@@ -20,8 +20,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import se3
-from .._operators import matvec, rot6
+from .._operators import Ad_inv, matvec, rot6
 from ..conventions import BASE, CONSISTENCY_TOL, RANK_TOL
 from ..dynamics import bias_forces, crba, rnea_trace
 from .closure import constraint_frames, constraint_jacobian, constraint_terms, space_terms
@@ -108,8 +109,7 @@ def inverse_dynamics(cm, q, qd, qdd, *, gravity=None, method="noc"):
     (``M q̈ + c + g``), :func:`constraint_jacobian`, :func:`noc`.
     """
     check_closed(cm)
-    if method not in ID_METHODS:
-        raise ValueError(f"method: expected one of {ID_METHODS}, got {method!r}")
+    validate.one_of(method, ID_METHODS, "method")
     q, qd, qdd = _check_state(cm, q, qd, qdd)
     tau_tree = crba(cm.tree, q) @ qdd + bias_forces(cm.tree, q, qd, gravity=gravity)
     G = constraint_jacobian(cm, q)
@@ -149,8 +149,7 @@ def forward_dynamics(cm, q, qd, tau, *, gravity=None, method="multipliers", baum
     that ``(q, q̇)`` is on the constraint (a simulation never is, exactly).
     """
     check_closed(cm)
-    if method not in FD_METHODS:
-        raise ValueError(f"method: expected one of {FD_METHODS}, got {method!r}")
+    validate.one_of(method, FD_METHODS, "method")
     q = cm.check_q(q)
     qd = cm.check_q(qd, "qd")
     tau = cm.check_tau(tau)
@@ -230,7 +229,7 @@ def joint_wrenches(cm, q, qd, qdd, lam, *, gravity=None):
     F = np.zeros((cm.n, 6))
     for c, w_A in zip(cm.constraints, _wrench_on_a(cm, lam)):
         T_A, _ = constraint_frames(c, st)
-        w_s = se3.Ad(se3.inv(T_A)).T @ w_A                # the same wrench in space coordinates
+        w_s = Ad_inv(T_A).T @ w_A                         # the same wrench in space coordinates
         F[c.body_a] += se3.Ad(st.T[c.body_a]).T @ w_s     # ... in body a's frame, about its origin
         if c.body_b != BASE:
             F[c.body_b] -= se3.Ad(st.T[c.body_b]).T @ w_s

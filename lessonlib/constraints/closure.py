@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._operators import Ad_inv, bracket
-from ..conventions import ANG, BASE, LIN
+from ..conventions import ANG, BASE, LIN, spatial_vector
 from ..kinematics import fk
 from .loops import check_closed
 
@@ -42,7 +42,7 @@ def space_terms(model, q, qd=None):
     T = fk(model, q)
     R, p, S = T[:, :3, :3], T[:, :3, 3], model.S
     w = np.einsum("nij,nj->ni", R, S[:, ANG])
-    xi = np.concatenate([w, np.cross(p, w) + np.einsum("nij,nj->ni", R, S[:, LIN])], axis=1)   # Ad(T_0j) S_j
+    xi = spatial_vector(w, np.cross(p, w) + np.einsum("nij,nj->ni", R, S[:, LIN]))   # Ad(T_0j) S_j
     V, Jdqd = np.zeros((model.n, 6)), np.zeros((model.n, 6))
     if qd is not None:
         for i in range(model.n):
@@ -75,7 +75,7 @@ def loop_residual(c, st):
     T_A, T_B = constraint_frames(c, st)
     R_A = T_A[:3, :3]
     u = R_A.T @ T_B[:3, 2]
-    return np.concatenate([[u[1], -u[0], 0.0], R_A.T @ (T_A[:3, 3] - T_B[:3, 3])])[list(c.rows)]
+    return spatial_vector([u[1], -u[0], 0.0], R_A.T @ (T_A[:3, 3] - T_B[:3, 3]))[list(c.rows)]
 
 
 def loop_jacobian(tree, c, st):

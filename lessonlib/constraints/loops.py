@@ -32,14 +32,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import se3
-from ..conventions import BASE
+from ..conventions import ANG_X, ANG_Y, ANG_Z, BASE, LIN_X, LIN_Y, LIN_Z
 from ..model import Model
 
 #: Forbidden rows of the relative twist ``[ω; v]`` (indices 0..5) for each kind of cut joint.
-CONSTRAINT_KINDS = {"revolute": (0, 1, 3, 4, 5), "point": (3, 4, 5), "planar_revolute": (3, 4)}
-#: Row labels (in A's axes) for tables and plots.
-ROW_NAMES = ("n_x", "n_y", "n_z", "f_x", "f_y", "f_z")
+CONSTRAINT_KINDS = {"revolute": (ANG_X, ANG_Y, LIN_X, LIN_Y, LIN_Z), "point": (LIN_X, LIN_Y, LIN_Z),
+                    "planar_revolute": (LIN_X, LIN_Y)}
+#: Row labels (in A's axes) for tables and plots: the components of the constraint wrench ``[n; f]``.
+ROW_NAMES = {ANG_X: "n_x", ANG_Y: "n_y", ANG_Z: "n_z", LIN_X: "f_x", LIN_Y: "f_y", LIN_Z: "f_z"}
 
 
 def _as_transform(T, name):
@@ -73,8 +75,7 @@ class LoopConstraint:
     name: str = ""
 
     def __post_init__(self):
-        if self.kind not in CONSTRAINT_KINDS:
-            raise ValueError(f"kind: expected one of {tuple(CONSTRAINT_KINDS)}, got {self.kind!r}")
+        validate.one_of(self.kind, CONSTRAINT_KINDS, "kind")
         for attr in ("body_a", "body_b"):
             v = getattr(self, attr)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _validate as validate
 from ..dynamics.simulate import rk4_step
 from .assembly import project, state_from_independent
 from .closed import check_baumgarte, forward_dynamics, inverse_dynamics
@@ -84,8 +85,7 @@ def simulate(cm, q0, qd0, torque_fn, dt, duration, *, gravity=None, stabilizatio
     ``q0, qd0`` are projected onto the constraints first. Cost: 4 :func:`forward_dynamics` per step.
     """
     check_closed(cm)
-    if stabilization not in STABILIZATIONS:
-        raise ValueError(f"stabilization: expected one of {STABILIZATIONS}, got {stabilization!r}")
+    validate.one_of(stabilization, STABILIZATIONS, "stabilization")
     dt, duration = float(dt), float(duration)
     if not (dt > 0 and np.isfinite(dt)):
         raise ValueError(f"dt: expected a finite step > 0 (s), got {dt!r}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _validate as validate
 from ..conventions import RANK_TOL
 from .closure import constraint_jacobian, constraint_terms
 from .loops import check_closed
@@ -63,8 +64,7 @@ def noc(cm, q, *, method="independent"):
     True
     """
     check_closed(cm)
-    if method not in NOC_METHODS:
-        raise ValueError(f"method: expected one of {NOC_METHODS}, got {method!r}")
+    validate.one_of(method, NOC_METHODS, "method")
     return noc_from_jacobian(cm, constraint_jacobian(cm, q), method)
 
 

@@ -41,8 +41,9 @@ from ._inputs import base_acceleration, singular_mass_matrix, smallest_pivot, st
 def aba(model, q, qd, tau, *, gravity=None, f_ext=None):
     """Joint accelerations ``q̈ = FD(q, q̇, τ)`` by the articulated-body algorithm.
 
-    ``f_ext`` (n, 6): wrenches the environment applies on the bodies (body frames). ``ValueError``
-    when the mass matrix is singular (see the module docstring).
+    ``f_ext`` (n, 6): ``f_ext[i] = [n; f]`` is the wrench the environment applies on body ``i``, in
+    body frame ``i``, moment about its origin (None: none). ``ValueError`` when the mass matrix is
+    singular (see the module docstring).
 
     >>> import numpy as np
     >>> from lessonlib import samples

@@ -46,9 +46,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._operators import Ad_inv
 from ..conventions import BASE
 from ..kinematics import fk
-from ..se3 import Ad, ad, inv
+from ..se3 import Ad, ad
 from ._inputs import base_acceleration, state
 
 
@@ -86,7 +87,7 @@ def closed_form_coefficients(model, q, *, gravity=None):
     n, parent = model.n, model.parent
     T = fk(model, q)
     s = np.array([Ad(T[i]) @ model.S[i] for i in range(n)])              # joint screws, world
-    X = [Ad(inv(T[m])) for m in range(n)]                                  # world -> body m
+    X = Ad_inv(T)                                                          # world -> body m
     N = np.array([X[m].T @ model.inertia[m] @ X[m] for m in range(n)])    # link inertias, world
     N_bar = N.copy()                                                        # N_i + … + N_n (subtree)
     for m in reversed(range(n)):

@@ -31,6 +31,7 @@ import numpy as np
 
 from .control import quintic
 from .crba import crba
+from ..conventions import spatial_vector
 from ..kinematics import fk
 from .energy import kinetic_energy
 from .simulate import simulate
@@ -132,7 +133,7 @@ def foucault_run(model, *, latitude, Omega, amplitude=0.1, g0=9.81, duration, dt
         T = fk(model, q)
         down_in_bob = T[2][:3, :3].T @ T[0][:3, :3] @ np.array([0.0, 0.0, -m * g0])   # Earth's down, bob axes
         F = np.zeros((3, 6))
-        F[2] = np.concatenate([np.cross(c, down_in_bob), down_in_bob])
+        F[2] = spatial_vector(np.cross(c, down_in_bob), down_in_bob)      # Earth's pull at c, about the origin
         return F
 
     traj = simulate(model, [0.0, amplitude, 0.0], [Omega, 0.0, 0.0], None, dt, duration, f_ext=f_ext, progress=False)

@@ -71,10 +71,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as validate
 from .._operators import ad, rot6, skew
-from ..conventions import ANG, BASE, LIN
+from ..conventions import ANG, BASE, LIN, spatial_vector
 from ..kinematics import fk
-from ._inputs import state
+from ._inputs import base_acceleration, state
 
 REFERENCES = ("origin", "com")
 
@@ -89,7 +90,7 @@ def twist_propagation(a):
     ``Aᵀ`` carries a wrench back: ``n_j = n_k + a × f``.
 
     >>> import numpy as np
-    >>> (twist_propagation([1.0, 0, 0]) @ [0, 0, 1.0, 0, 0, 0])[3:]      # ω = z, 1 m out along x
+    >>> (twist_propagation([1.0, 0, 0]) @ [0, 0, 1.0, 0, 0, 0])[LIN]     # ω = z, 1 m out along x
     array([0., 1., 0.])
     """
     A = np.eye(6)
@@ -99,7 +100,7 @@ def twist_propagation(a):
 
 def _W(omega):
     """``W_k = diag([ω]×, [ω]×) = ad([ω; 0])`` ([SWC16]'s Ω_k): ``d/dt`` of a body-fixed 6-vector is ``W_k`` times it."""
-    return ad(np.concatenate([omega, np.zeros(3)]))
+    return ad(spatial_vector(omega, np.zeros(3)))
 
 
 def _joint_rate_vector(joint, T_0_k, O_k):
@@ -144,14 +145,12 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    g = model.gravity_or_default(gravity)
-    parent, nb = model.parent, model.n
-    T = np.zeros((nb, 4, 4))
-    A, p = np.zeros((nb, 6, 6)), np.zeros((nb, 6))
-    t, t_dot, w = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
-    t_0_dot = np.zeros(6)
-    t_0_dot[LIN] = -g
-    for k in range(nb):                                           # outward: twists, accelerations
+    parent, n = model.parent, model.n
+    T = np.zeros((n, 4, 4))
+    A, p = np.zeros((n, 6, 6)), np.zeros((n, 6))
+    t, t_dot, w = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
+    t_0_dot = base_acceleration(model, gravity)                   # ṫ_0 = [0; −g] (world axes)
+    for k in range(n):                                            # outward: twists, accelerations
         T_p_k = model.joint_transform(k, q[k])
         if parent[k] == BASE:
             T[k], O_p, t_p, t_p_dot = T_p_k, np.zeros(3), np.zeros(6), t_0_dot
@@ -168,9 +167,9 @@ def denoc(model, q, qd, qdd, *, gravity=None, f_ext=None):
         M_k = _link_mass_matrix(model, k, R_k, "origin")
         w[k] = M_k @ t_dot[k] + W_k @ M_k @ E @ t[k]
         if F_ext is not None:
-            w[k] -= rot6(R_k) @ F_ext[k]
-    tau = np.zeros(nb)
-    for k in reversed(range(nb)):                                 # inward: wrenches
+            w[k] -= rot6(R_k) @ F_ext[k]                          # body axes -> world axes, still about O_k
+    tau = np.zeros(n)
+    for k in reversed(range(n)):                                  # inward: wrenches
         tau[k] = p[k] @ w[k]
         if parent[k] != BASE:
             w[parent[k]] += A[k].T @ w[k]
@@ -203,8 +202,7 @@ class DeNOCMatrices:
 
 
 def _check_reference(reference):
-    if reference not in REFERENCES:
-        raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
+    validate.one_of(reference, REFERENCES, "reference")
 
 
 def denoc_matrices(model, q, qd=None, *, reference="origin"):
@@ -224,13 +222,13 @@ def denoc_matrices(model, q, qd=None, *, reference="origin"):
     _check_reference(reference)
     (q,) = state(model, q)
     qd = np.zeros(model.n) if qd is None else model.check_q(qd, "qd")
-    nb = model.n
+    n = model.n
     T = fk(model, q)
     P = np.array([T[k][:3, :3] @ (model.com[k] if reference == "com" else np.zeros(3)) + T[k][:3, 3]
-                  for k in range(nb)])
-    N_l, N_d = np.zeros((6 * nb, 6 * nb)), np.zeros((6 * nb, nb))
-    M_blk, W, E_blk = np.zeros((6 * nb, 6 * nb)), np.zeros((6 * nb, 6 * nb)), np.zeros((6 * nb, 6 * nb))
-    for k in range(nb):
+                  for k in range(n)])
+    N_l, N_d = np.zeros((6 * n, 6 * n)), np.zeros((6 * n, n))
+    M_blk, W, E_blk = np.zeros((6 * n, 6 * n)), np.zeros((6 * n, 6 * n)), np.zeros((6 * n, 6 * n))
+    for k in range(n):
         blk = slice(6 * k, 6 * k + 6)
         N_d[blk, k] = _joint_rate_vector(model.joints[k], T[k], P[k])
         M_blk[blk, blk] = _link_mass_matrix(model, k, T[k][:3, :3], reference)
@@ -239,12 +237,13 @@ def denoc_matrices(model, q, qd=None, *, reference="origin"):
             N_l[blk, 6 * j:6 * j + 6] = twist_propagation(P[k] - P[j])
     N = N_l @ N_d
     t = N @ qd
+    t_k = t.reshape(n, 6)                             # the twist of each link
     N_l_dot = np.zeros_like(N_l)
-    for k in range(nb):
+    for k in range(n):
         blk = slice(6 * k, 6 * k + 6)
-        W[blk, blk] = _W(t[blk][ANG])
+        W[blk, blk] = _W(t_k[k][ANG])
         for j in model.ancestors(k):                   # d/dt A_kj: lower-left −[v_k − v_j]×
-            N_l_dot[blk, 6 * j:6 * j + 6] = twist_propagation(t[blk][LIN] - t[6 * j + 3:6 * j + 6]) - np.eye(6)
+            N_l_dot[blk, 6 * j:6 * j + 6] = twist_propagation(t_k[k][LIN] - t_k[j][LIN]) - np.eye(6)
     N_dot = N_l_dot @ N_d + N_l @ W @ N_d              # ṗ_k = W_k p_k
     return DeNOCMatrices(N_l, N_d, N, M_blk, W, E_blk, N_dot, t, P, reference)
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _validate as validate
 from .._operators import ad
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import body_twists, fk, joint_transforms
@@ -147,8 +148,7 @@ def energy_rate(model, q, qd, qdd, *, gravity=None, method="analytic"):
     >>> round(energy_rate(rod, [0.0], [2.0], [3.0]), 12)      # I_O q̇ q̈ = (1/3)·2·3
     2.0
     """
-    if method not in ENERGY_RATE_METHODS:
-        raise ValueError(f"method: expected one of {ENERGY_RATE_METHODS}, got {method!r}")
+    validate.one_of(method, ENERGY_RATE_METHODS, "method")
     q = model.check_q(q, "q")
     qd = model.check_q(qd, "qd")
     qdd = model.check_q(qdd, "qdd")

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as validate
+
 #: Default smoothing velocity ε (rad/s or m/s) of ``tanh(q̇/ε)``.
 SMOOTH_EPS = 1e-3
 #: Default exponent δ of the Stribeck curve (2: Gaussian).
@@ -167,8 +169,7 @@ def friction_regressor(qd, law, *, vs=None, delta=STRIBECK_DELTA, eps=SMOOTH_EPS
     >>> bool(np.allclose(Phi @ [0.2, 1.0, 1.5], stribeck([[0.1, -2.0]], 1.0, 1.5, 0.1, 0.2)))
     True
     """
-    if law not in FRICTION_PARAMETERS:
-        raise ValueError(f"law: expected one of {tuple(FRICTION_PARAMETERS)}, got {law!r}")
+    validate.one_of(law, FRICTION_PARAMETERS, "law")
     qd = _velocity(qd)
     sigma = _sign(qd, float(_param(eps, "eps")))
     if law == "none":

@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import state
+from ..conventions import ANG, LIN
+from ._inputs import base_acceleration, state
 
 #: The erratum's three corrections ([RNE05] §四); :func:`lwp1980` applies all of them by default.
 ERRATUM = frozenset({"step6", "step7", "eq38"})
@@ -88,8 +89,9 @@ def lwp1980(model, q, qd, qdd, *, gravity=None, erratum=ERRATUM):
     R, p_star = np.zeros((n, 3, 3)), np.zeros((n, 3))
     w, wd, vd = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
     F, N = np.zeros((n, 3)), np.zeros((n, 3))
-    # Step 1
-    w_prev, wd_prev, vd_prev = np.zeros(3), np.zeros(3), -model.gravity_or_default(gravity)
+    # Step 1: ω_0 = ω̇_0 = 0, v̇_0 = −g (the halves of the base acceleration a_0 = [0; −g])
+    a_0 = base_acceleration(model, gravity)
+    w_prev, wd_prev, vd_prev = np.zeros(3), a_0[ANG], a_0[LIN]
     # Steps 2 and 3, i = 1 .. n (index i − 1 here)
     for k in range(n):
         T = model.joint_transform(k, q[k])

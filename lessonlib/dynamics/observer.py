@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..conventions import ANG, BASE, LIN
+from ..conventions import ANG, BASE, LIN, spatial_vector
 from ..kinematics import fk, jacobian, resolve_body
 from .crba import crba
 from .simulate import simulate
@@ -198,7 +198,7 @@ def push_and_observe(model, q0, qd0, torque_fn, *, at, wrench, t_on, t_off, dt, 
         R = fk(model, q)[b][:3, :3]
         n, f = R.T @ wrench[ANG], R.T @ wrench[LIN]             # world axes -> body axes, at the point
         r = T_b_point[:3, 3]                                     # the point, from the body origin
-        return np.concatenate([n + np.cross(r, f), f])
+        return spatial_vector(n + np.cross(r, f), f)
 
     def f_ext(t, q, qd):
         F = np.zeros((model.n, 6))

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import so3, spatial
 from .._operators import ad, ad_dual
-from .._validate import positive
 from ..conventions import ANG, BASE, LIN
 from ..kinematics import joint_transforms
 from ..samples import random_state
@@ -64,7 +64,8 @@ def _inertia_basis():
         E[1 + k][ANG, LIN] = so3.hat(np.eye(3)[k])
         E[1 + k][LIN, ANG] = so3.hat(np.eye(3)[k]).T
     for k, (r, c) in enumerate(_INERTIA_ENTRIES):                 # I_O, symmetric
-        E[4 + k][r, c] = E[4 + k][c, r] = 1.0
+        I_O = E[4 + k][ANG, ANG]                                  # a view of the angular block
+        I_O[r, c] = I_O[c, r] = 1.0
     E.setflags(write=False)
     return E
 
@@ -282,7 +283,7 @@ def fourier_trajectory(n_joints, *, harmonics=5, base_freq=0.1, seed=0, amplitud
     n, L = int(n_joints), int(harmonics)
     if n < 1 or L < 1:
         raise ValueError(f"n_joints, harmonics: expected integers >= 1, got {n_joints!r}, {harmonics!r}")
-    base_freq, amplitude = positive(base_freq, "base_freq"), positive(amplitude, "amplitude")
+    base_freq, amplitude = validate.positive(base_freq, "base_freq"), validate.positive(amplitude, "amplitude")
     q0 = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
     if q0.shape != (n,):
         raise ValueError(f"offset: expected shape ({n},), got {q0.shape}")
@@ -510,8 +511,7 @@ def identify_with_friction(model, Q, QD, QDD, TAU, *, law="stribeck", base=None,
 
     Returns a :class:`FrictionIdentification`.
     """
-    if law not in FRICTION_PARAMETERS:
-        raise ValueError(f"law: expected one of {tuple(FRICTION_PARAMETERS)}, got {law!r}")
+    validate.one_of(law, FRICTION_PARAMETERS, "law")
     Q, QD, QDD, TAU = (np.asarray(x, dtype=float) for x in (Q, QD, QDD, TAU))
     for name, x in (("Q", Q), ("QD", QD), ("QDD", QDD), ("TAU", TAU)):
         if x.ndim != 2 or x.shape[1] != model.n or x.shape[0] != Q.shape[0] or not np.all(np.isfinite(x)):

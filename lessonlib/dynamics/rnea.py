@@ -19,17 +19,22 @@ Inward pass (forces), ``i = n−1 .. 0``::
 
 and then, every ``f_i`` being complete, ``τ_i = S_iᵀ f_i``.
 
-This is Featherstone's ``ID.m`` ([Featherstone 2008] §5.3) line by line, with liberties that
-change no equation, all for speed: what is local to one body is evaluated for every body at once
-(the joint rates ``S_i q̇_i``; the joint's own acceleration terms ``S_i q̈_i + ad(v_i) S_i q̇_i``,
-which need only ``v_i``, so the outward pass runs as a velocity loop and an acceleration loop; the
-Newton–Euler equations, which reuse ``ad(v_i)`` as ``ad*(v_i) = −ad(v_i)ᵀ``; the torques
-``S_iᵀ f_i`` once the inward loop has summed every ``f_i``); each loop starts a body from its own
-terms and adds what its parent passes on (``v_i = S_i q̇_i``, then ``v_i += X_i v_p``); and inside
-the loops ``A.dot(x)`` is ``A @ x`` (on 6-vectors NumPy's ``@`` costs about twice as much), the
-loops index Python lists (``v_rows`` holds the rows of ``v``: adding to a row adds to ``v``), and
-``X_iᵀ f_i`` is computed as the row ``f_iᵀ X_i``. :mod:`lessonlib.batch` runs the same passes over
-whole trajectories.
+The equations are those of Featherstone's ``ID.m`` ([Featherstone 2008] §5.3, Table 5.1), but the
+code is not a line-by-line transcription of it. ``ID.m`` runs one outward loop (``jcalc``, ``Xup``,
+``v``, ``a``, ``f`` of each body in turn) and one inward loop that computes ``τ_i`` as it passes; here,
+for speed, everything that is local to one body is computed for all bodies at once, outside the
+loops: the joint transforms (:func:`~lessonlib.kinematics.joint_transforms`, Rodrigues' formula on
+every joint in one pass), the joint rates ``S_i q̇_i``, the joint's own acceleration terms
+``S_i q̈_i + ad(v_i) S_i q̇_i`` (they need only ``v_i``, so the outward pass is a velocity loop and
+then an acceleration loop), the Newton–Euler equations (reusing ``ad(v_i)`` as
+``ad*(v_i) = −ad(v_i)ᵀ``) and the torques ``S_iᵀ f_i`` once the inward loop has summed every
+``f_i``. Each loop starts a body from its own terms and adds what its parent passes on
+(``v_i = S_i q̇_i``, then ``v_i += X_i v_p``); inside the loops ``A.dot(x)`` is ``A @ x`` (on
+6-vectors NumPy's ``@`` costs about twice as much), the loops index Python lists (``v_rows`` holds
+the rows of ``v``: adding to a row adds to ``v``), and ``X_iᵀ f_i`` is computed as the row
+``f_iᵀ X_i``. One more difference: ``ID.m`` takes the external forces in base coordinates, this
+function in body coordinates (above). :mod:`lessonlib.batch` runs the same passes over whole
+trajectories.
 """
 from __future__ import annotations
 
@@ -79,8 +84,9 @@ def rnea(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """Joint torques ``τ = ID(q, q̇, q̈)`` by the spatial recursive Newton–Euler algorithm.
 
     Parameters: ``q, qd, qdd`` (n,); ``gravity`` world 3-vector (None: the model's default);
-    ``f_ext`` (n, 6) environment wrenches on the bodies, body frames (None: no contact).
-    Returns ``tau`` (n,), the actuator torques/forces. Cost O(n).
+    ``f_ext`` (n, 6): ``f_ext[i] = [n; f]`` is the wrench the environment applies on body ``i``, in
+    body frame ``i``, moment about its origin (None: no contact). Returns ``tau`` (n,), the actuator
+    torques/forces. Cost O(n).
 
     >>> import numpy as np
     >>> from lessonlib import samples
@@ -108,6 +114,10 @@ class RNEATrace:
 
 
 def rnea_trace(model, q, qd, qdd, *, gravity=None, f_ext=None):
-    """The same computation as :func:`rnea`, returning an :class:`RNEATrace` of every pass value."""
+    """The same computation as :func:`rnea`, returning an :class:`RNEATrace` of every pass value.
+
+    Arguments as for :func:`rnea`: ``f_ext[i]`` the environment's wrench on body ``i``, in body frame
+    ``i``, moment about its origin; the trace's ``f[i]`` is in body frame ``i`` too.
+    """
     tau, X, v, a, f = _rnea(model, q, qd, qdd, gravity, f_ext)
     return RNEATrace(tau, np.array(X), v, a, f)

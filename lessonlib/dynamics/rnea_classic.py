@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..conventions import ANG, BASE, LIN
-from ._inputs import state
+from ._inputs import base_acceleration, state
 
 
 def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
@@ -65,19 +65,18 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    g = model.gravity_or_default(gravity)
+    a_0 = base_acceleration(model, gravity)                      # [ω̇_0; v̇_0] = [0; −g]
     parent, m, c, I_c = model.parent, model.mass, model.com, model.I_com
-    nb = model.n
-    R, p = np.zeros((nb, 3, 3)), np.zeros((nb, 3))
-    w, wd, vd = np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros((nb, 3))
-    f, n = np.zeros((nb, 3)), np.zeros((nb, 3))
-    for i in range(nb):                                          # outward: motion
+    R, p = np.zeros((model.n, 3, 3)), np.zeros((model.n, 3))
+    w, wd, vd = np.zeros((model.n, 3)), np.zeros((model.n, 3)), np.zeros((model.n, 3))
+    f, n = np.zeros((model.n, 3)), np.zeros((model.n, 3))      # force and moment (Craig's f_i, n_i)
+    for i in range(model.n):                                     # outward: motion
         joint = model.joints[i]
         e, r, s = joint.axis, joint.point, joint.scale
         T_p_i = model.joint_transform(i, q[i])
         R[i], p[i] = T_p_i[:3, :3], T_p_i[:3, 3]
         if parent[i] == BASE:
-            w_p, wd_p, vd_p = np.zeros(3), np.zeros(3), -g
+            w_p, wd_p, vd_p = np.zeros(3), a_0[ANG], a_0[LIN]
         else:
             w_p, wd_p, vd_p = w[parent[i]], wd[parent[i]], vd[parent[i]]
         Rt = R[i].T
@@ -99,8 +98,8 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
         if F_ext is not None:
             n[i] -= F_ext[i][ANG]
             f[i] -= F_ext[i][LIN]
-    tau = np.zeros(nb)
-    for i in reversed(range(nb)):                                # inward: forces
+    tau = np.zeros(model.n)
+    for i in reversed(range(model.n)):                           # inward: forces
         joint = model.joints[i]
         e, r, s = joint.axis, joint.point, joint.scale
         if joint.is_revolute:

@@ -5,8 +5,9 @@ Course: [LG, the recursive formulas], after [Selig 2005] and [Park, Bobrow & Plo
 
 Convention — the zero-configuration (home) frame, [LG]'s superscript ``0``: every quantity of
 body ``i`` is pulled back to where body ``i`` sits at ``q = 0`` and written in world axes. With
-``M_i = fk(model, 0)[i]`` the home pose of body ``i``, a body-frame twist ``v_i`` becomes
-``V_i⁰ = Ad(M_i) v_i`` and a body-frame wrench ``f_i`` becomes ``Ad(M_i⁻¹)ᵀ f_i``. Because all
+``M_i`` the home pose of body ``i`` (the course's and Modern Robotics' name; ``M_home[i] =
+fk(model, 0)[i]`` here), a body-frame twist ``v_i`` becomes ``V_i⁰ = Ad(M_i) v_i`` and a body-frame
+wrench ``f_i`` (``f_ext`` included: body frame ``i``, about its origin) becomes ``Ad(M_i⁻¹)ᵀ f_i``. Because all
 home frames are one fixed frame, consecutive bodies are related by the joint motion alone:
 
 =================  ==========================================================  =========================
@@ -51,18 +52,18 @@ from ._inputs import base_acceleration, state
 
 
 def _rnea_poe(model, q, qd, qdd, gravity, f_ext):
-    """The two passes; returns ``(tau, M, S0, N, H, V, Vd_g, Q, P)``."""
+    """The two passes; returns ``(tau, M_home, S0, N, H, V, Vd_g, Q, P)``."""
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    parent, nb = model.parent, model.n
-    M = fk(model, np.zeros(nb))                               # home poses M_i of the bodies
-    S0 = np.array([Ad(M[i]) @ model.S[i] for i in range(nb)])
-    X_home = Ad_inv(M)                                        # Ad(M_i⁻¹): home frame -> body frame
-    N = np.array([X_home[i].T @ model.inertia[i] @ X_home[i] for i in range(nb)])
-    H, H_inv = np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
-    V, Vd_g, Q = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
+    parent, n = model.parent, model.n
+    M_home = fk(model, np.zeros(n))                           # home poses M_i of the bodies
+    S0 = np.array([Ad(M_home[i]) @ model.S[i] for i in range(n)])
+    X_home = Ad_inv(M_home)                                   # Ad(M_i⁻¹): home frame -> body frame
+    N = np.array([X_home[i].T @ model.inertia[i] @ X_home[i] for i in range(n)])
+    H, H_inv = np.zeros((n, 6, 6)), np.zeros((n, 6, 6))
+    V, Vd_g, Q = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
     minus_g = base_acceleration(model, gravity)               # q̈_0 − g = [0; −g]
-    for i in range(nb):                                       # outward: motion
+    for i in range(n):                                        # outward: motion
         H[i] = Ad(se3.exp(S0[i] * q[i]))
         H_inv[i] = Ad(se3.exp(-S0[i] * q[i]))
         V_p, Vd_g_p = (np.zeros(6), minus_g) if parent[i] == BASE else (V[parent[i]], Vd_g[parent[i]])
@@ -70,14 +71,14 @@ def _rnea_poe(model, q, qd, qdd, gravity, f_ext):
         Vd_g[i] = qdd[i] * S0[i] + qd[i] * ad(V[i]) @ S0[i] + H_inv[i] @ Vd_g_p
         Q[i] = N[i] @ Vd_g[i] + ad_dual(V[i]) @ N[i] @ V[i]
         if F_ext is not None:
-            Q[i] -= X_home[i].T @ F_ext[i]
+            Q[i] -= X_home[i].T @ F_ext[i]                    # body frame -> home frame
     P = Q.copy()
-    tau = np.zeros(nb)
-    for i in reversed(range(nb)):                             # inward: forces
+    tau = np.zeros(n)
+    for i in reversed(range(n)):                              # inward: forces
         tau[i] = P[i] @ S0[i]
         if parent[i] != BASE:
             P[parent[i]] += H_inv[i].T @ P[i]
-    return tau, M, S0, N, H, V, Vd_g, Q, P
+    return tau, M_home, S0, N, H, V, Vd_g, Q, P
 
 
 def rnea_poe(model, q, qd, qdd, *, gravity=None, f_ext=None):
@@ -103,7 +104,8 @@ def rnea_poe(model, q, qd, qdd, *, gravity=None, f_ext=None):
 class PoETrace:
     """Every intermediate value of one :func:`rnea_poe` call (for the lessons).
 
-    ``M`` (n, 4, 4) home poses ``M_i`` (world, q = 0); ``S0`` (n, 6) joint screws ``s_i⁰``;
+    ``M_home`` (n, 4, 4) home poses ``M_i`` (world, q = 0; ``M`` is its old name, kept as an alias);
+    ``S0`` (n, 6) joint screws ``s_i⁰``;
     ``N`` (n, 6, 6) home-frame inertias ``N_i⁰``; ``H`` (n, 6, 6) ``Ad(exp(θ_i s_i⁰))``;
     ``V`` (n, 6) twists ``V_i⁰``; ``Vd_g`` (n, 6) ``q̈_i⁰ − g_i⁰``; ``Q`` (n, 6) body wrenches
     ``Q_i⁰``; ``P`` (n, 6) joint wrenches ``P_i⁰``; ``tau`` (n,). Identities: ``V_i⁰ = Ad(M_i) v_i``
@@ -112,7 +114,7 @@ class PoETrace:
     """
 
     tau: np.ndarray
-    M: np.ndarray
+    M_home: np.ndarray
     S0: np.ndarray
     N: np.ndarray
     H: np.ndarray
@@ -121,9 +123,17 @@ class PoETrace:
     Q: np.ndarray
     P: np.ndarray
 
+    @property
+    def M(self):
+        """The old name of :attr:`M_home` (the letter ``M`` is the mass matrix elsewhere); use ``M_home``."""
+        return self.M_home
+
 
 def rnea_poe_trace(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """The same computation as :func:`rnea_poe`, returning a :class:`PoETrace` of every pass value.
+
+    Arguments as for :func:`rnea_poe`: ``f_ext[i]`` the environment's wrench on body ``i``, in body
+    frame ``i``, moment about its origin (the trace's wrenches are in home coordinates).
 
     >>> from lessonlib import samples
     >>> tr = rnea_poe_trace(samples.planar_2link(), [0.3, 0.0], [0, 0], [0, 0])

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import positive
+from .. import _validate as validate
 from .energy import total_energy
 from .terms import FD_METHODS, forward_dynamics
 
@@ -156,8 +156,9 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
     gravity : world 3-vector (None: the model's default).
     friction : ``friction(qd) -> τ_f`` (a :class:`~lessonlib.dynamics.friction.Friction`, or any
         function), None for none.
-    f_ext : the environment's wrenches on the bodies, (n, 6) in body frames (constant), or a
-        function ``f_ext(t, q, qd) -> (n, 6)``; None for none.
+    f_ext : the environment's wrenches on the bodies, (n, 6) (constant), or a function
+        ``f_ext(t, q, qd) -> (n, 6)``; None for none. ``f_ext[i] = [n; f]`` acts on body ``i``, in
+        body frame ``i``, moment about its origin.
     method : forward-dynamics method of :func:`~lessonlib.dynamics.forward_dynamics`.
     progress : None (a tqdm bar when there are more than ``PROGRESS_MIN_STEPS`` steps and stderr
         is a terminal or the code runs in a notebook), True (always) or False (never). In notebooks
@@ -165,12 +166,10 @@ def simulate(model, q0, qd0, torque_fn, dt, duration, *, integrator="rk4", gravi
 
     Returns a :class:`Trajectory`. Deterministic: the same inputs give the same arrays.
     """
-    if integrator not in INTEGRATORS:
-        raise ValueError(f"integrator: expected one of {INTEGRATORS}, got {integrator!r}")
-    if method not in FD_METHODS:
-        raise ValueError(f"method: expected one of {FD_METHODS}, got {method!r}")
-    dt = positive(dt, "dt")
-    duration = positive(duration, "duration")
+    validate.one_of(integrator, INTEGRATORS, "integrator")
+    validate.one_of(method, FD_METHODS, "method")
+    dt = validate.positive(dt, "dt")
+    duration = validate.positive(duration, "duration")
     if torque_fn is not None and not callable(torque_fn):
         raise ValueError(f"torque_fn: expected a function (t, q, qd) -> tau or None, got {type(torque_fn).__name__}")
     if friction is not None and not callable(friction):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
+from .. import _validate as validate
 from .. import se3
 from ..conventions import BASE, RANK_TOL, ZERO_GRAVITY
 from ..kinematics import fk, wrench_at_body
@@ -55,7 +56,11 @@ def mass_matrix_via_rnea(model, q):
 
 
 def bias_forces(model, q, qd, *, gravity=None, f_ext=None):
-    """``c(q, q̇) + g(q) − τ_ext``, computed by: ``rnea(q, q̇, 0)``."""
+    """``c(q, q̇) + g(q) − τ_ext``, computed by: ``rnea(q, q̇, 0)``.
+
+    ``f_ext[i]`` (giving ``τ_ext``): the wrench the environment applies on body ``i``, in body frame
+    ``i``, moment about its origin, as for :func:`~lessonlib.dynamics.rnea.rnea`.
+    """
     return rnea(model, q, qd, np.zeros(model.n), gravity=gravity, f_ext=f_ext)
 
 
@@ -97,11 +102,8 @@ def jacobian_transpose_force(model, q, F, *, frame, body=-1):
     origin, moved to the body by :func:`~lessonlib.kinematics.wrench_at_body`). Computed by: one
     RNEA call ``−rnea(q, 0, 0, gravity=0, f_ext=F on that body)``.
     """
-    F = np.asarray(F, dtype=float)
-    if F.shape != (6,):
-        raise ValueError(f"F: expected a wrench [n; f] of shape (6,), got {F.shape}")
-    if frame not in WRENCH_FRAMES:
-        raise ValueError(f"frame: expected one of {WRENCH_FRAMES}, got {frame!r}")
+    F = validate.wrench(F, "F")
+    validate.one_of(frame, WRENCH_FRAMES, "frame")
     b, F_body = wrench_at_body(model, body, F)            # wrench at the named point -> body origin
     if b == BASE:                                         # a wrench on the base moves no joint
         return np.zeros(model.n)
@@ -140,12 +142,12 @@ def forward_dynamics(model, q, qd, tau, *, method="aba", gravity=None, f_ext=Non
     ``"rnea_columns"`` (``M`` from ``n`` RNEA calls, [WJ §2.3]'s table). The last two solve
     ``M q̈ = b`` as the lessons do: ``M = L Lᵀ`` (:func:`cholesky`), then ``L y = b`` by forward and
     ``Lᵀ q̈ = y`` by back substitution — never ``inv(M)``. ``ValueError`` naming the joint when
-    ``M`` is singular.
+    ``M`` is singular. ``f_ext[i]``: the wrench the environment applies on body ``i``, in body frame
+    ``i``, moment about its origin.
     """
     if method == "aba":
         return aba(model, q, qd, tau, gravity=gravity, f_ext=f_ext)
-    if method not in FD_METHODS:
-        raise ValueError(f"method: expected one of {FD_METHODS}, got {method!r}")
+    validate.one_of(method, FD_METHODS, "method")
     tau = model.check_q(tau, "tau")
     M = crba(model, q) if method == "crba" else mass_matrix_via_rnea(model, q)
     h = bias_forces(model, q, qd, gravity=gravity, f_ext=f_ext)

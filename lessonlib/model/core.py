@@ -11,10 +11,11 @@ body's frame is ::
 
     T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)          (product of exponentials, [LG, 串联机器人运动方程])
 
-where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the unit joint screw in body
-frame ``i``: ``[e; r × e]`` for a revolute joint about the unit axis ``e`` through the point ``r``,
-``[0; e]`` for a prismatic joint along ``e``. In Featherstone's notation ``S_i`` is the motion
-subspace and ``X_i_p = Ad(T_p_i⁻¹)`` the motion transform from the parent into body ``i``.
+where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the joint screw in body
+frame ``i`` (:attr:`Joint.screw`): ``s [e; r × e]`` for a revolute joint about the unit axis ``e``
+through the point ``r``, ``s [0; e]`` for a prismatic joint along ``e``, with ``s = Joint.scale`` —
+1 for every real joint, when ``S_i`` is a unit screw. In Featherstone's notation ``S_i`` is the
+motion subspace and ``X_i_p = Ad(T_p_i⁻¹)`` the motion transform from the parent into body ``i``.
 
 Inertia. ``inertia[i]`` is body ``i``'s 6×6 spatial inertia about the origin of body frame ``i``,
 in body-frame axes (:func:`lessonlib.spatial.inertia`).
@@ -23,27 +24,17 @@ The Model is immutable: no algorithm changes it, and its arrays are read-only.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import se3, spatial
-from ..conventions import BASE, DEFAULT_GRAVITY, UNIT_TOL, gravity_vector
+from ..conventions import BASE, DEFAULT_GRAVITY, gravity_vector, spatial_vector
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
 JOINT_KINDS = (REVOLUTE, PRISMATIC)
-
-
-def _as_float_array(x, name):
-    """``np.asarray(x, float)``, re-raising conversion errors with the argument's name."""
-    if isinstance(x, np.ndarray) and x.dtype == float:
-        return x
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected numbers, got {x!r} ({exc})") from None
 
 
 def _readonly(a):
@@ -74,32 +65,30 @@ class Joint:
     scale: float = 1.0
 
     def __post_init__(self):
-        if self.kind not in JOINT_KINDS:
-            raise ValueError(f"kind: expected one of {JOINT_KINDS}, got {self.kind!r}")
-        axis = np.asarray(self.axis, dtype=float)
-        point = np.asarray(self.point, dtype=float)
-        if axis.shape != (3,) or not np.all(np.isfinite(axis)):
-            raise ValueError(f"axis: expected a finite 3-vector, got {self.axis!r}")
-        if abs(np.linalg.norm(axis) - 1.0) > UNIT_TOL:
-            raise ValueError(f"axis: expected a unit vector, got {axis} (norm {np.linalg.norm(axis):.6g})")
-        if point.shape != (3,) or not np.all(np.isfinite(point)):
-            raise ValueError(f"point: expected a finite 3-vector, got {self.point!r}")
-        axis = axis / np.linalg.norm(axis)
+        validate.one_of(self.kind, JOINT_KINDS, "kind")
+        axis = validate.unit_vector(self.axis, "axis")
+        point = validate.vector(self.point, 3, "point")
         if self.kind == PRISMATIC:
             point = np.zeros(3)
         object.__setattr__(self, "axis", _readonly(axis))
         object.__setattr__(self, "point", _readonly(point))
         object.__setattr__(self, "name", str(self.name))
-        if not (np.isfinite(self.scale) and self.scale > 0):
-            raise ValueError(f"scale: expected a finite number > 0, got {self.scale!r}")
-        object.__setattr__(self, "scale", float(self.scale))
+        object.__setattr__(self, "scale", validate.positive(self.scale, "scale"))
 
     @property
     def screw(self):
-        """Unit joint screw ``S = [ω; v]`` in body frame ``i``."""
+        """The joint screw ``S = [ω; v]`` in body frame ``i``, **scaled**: ``scale · [e; r × e]`` (revolute
+        about the unit axis ``e`` through ``r``: ``−e × r`` is the velocity of the origin) or
+        ``scale · [0; e]`` (prismatic). The body's twist relative to its parent is ``S q̇``; ``S`` is a
+        unit screw (``|ω| = 1``, or ``ω = 0`` and ``|v| = 1``) only when ``scale = 1`` — the unit screw
+        is ``S / scale``, the angle (or slide) ``scale · q``.
+
+        >>> Joint("revolute", [0, 0, 1], [1, 0, 0], scale=2.0).screw      # z through (1, 0, 0), twice as fast
+        array([ 0.,  0.,  2.,  0., -2.,  0.])
+        """
         if self.kind == REVOLUTE:
-            return self.scale * np.concatenate([self.axis, np.cross(self.point, self.axis)])
-        return self.scale * np.concatenate([np.zeros(3), self.axis])
+            return self.scale * spatial_vector(self.axis, np.cross(self.point, self.axis))
+        return self.scale * spatial_vector(np.zeros(3), self.axis)
 
     @property
     def is_revolute(self):
@@ -127,8 +116,7 @@ class Frame:
     T: np.ndarray
 
     def __post_init__(self):
-        T = np.asarray(self.T, dtype=float)
-        se3.check_transform(T, f"frame {self.name!r} T")
+        T = se3.check_transform(self.T, f"frame {self.name!r} T")
         object.__setattr__(self, "T", _readonly(T))
 
 
@@ -147,40 +135,26 @@ class Model:
     name : the robot's name.
 
     Attributes: ``n``, ``parent``, ``joints``, ``joint_names``, ``body_names``, ``T_tree``,
-    ``inertia``, ``mass``, ``com``, ``I_com`` (per body), ``S`` (n, 6) joint screws, ``gravity``,
-    ``frames``, ``children``.
+    ``inertia``, ``mass``, ``com``, ``I_com`` (per body), ``S`` (n, 6) the joint screws
+    (:attr:`Joint.screw`, scaled by ``Joint.scale``), ``gravity``, ``frames``, ``children``.
     """
 
     def __init__(self, parent, joints, T_tree, inertia, *, body_names=None, gravity=None,
                  frames=(), name="robot"):
-        parent = tuple(int(p) for p in parent)
+        parent = validate.parents(parent, BASE)
         n = len(parent)
-        joints = tuple(joints)
-        if len(joints) != n:
-            raise ValueError(f"joints: expected {n} joints (one per body), got {len(joints)}")
-        for i, p in enumerate(parent):
-            if not BASE <= p < i:
-                raise ValueError(f"parent: parent[{i}] must satisfy -1 <= parent[i] < i, got {p}")
-        for i, j in enumerate(joints):
-            if not isinstance(j, Joint):
-                raise ValueError(f"joints: joints[{i}] must be a Joint, got {type(j).__name__}")
-        T_tree = np.asarray(T_tree, dtype=float)
-        if T_tree.shape != (n, 4, 4):
-            raise ValueError(f"T_tree: expected shape ({n}, 4, 4), got {T_tree.shape}")
+        joints = validate.items(joints, n, "joints", "joints (one per body)", Joint)
+        T_tree = validate.array(T_tree, (n, 4, 4), "T_tree")
         for i in range(n):
             se3.check_transform(T_tree[i], f"T_tree[{i}]")
-        inertia = np.asarray(inertia, dtype=float)
-        if inertia.shape != (n, 6, 6):
-            raise ValueError(f"inertia: expected shape ({n}, 6, 6), got {inertia.shape}")
+        inertia = validate.array(inertia, (n, 6, 6), "inertia")
         params = [spatial.inertia_params(spatial.check_spatial_inertia(inertia[i], f"inertia[{i}]"))
                   for i in range(n)]
-        body_names = tuple(f"body{i}" for i in range(n)) if body_names is None else tuple(body_names)
-        if len(body_names) != n:
-            raise ValueError(f"body_names: expected {n} names, got {len(body_names)}")
-        frames = tuple(frames)
-        for f in frames:
-            if not isinstance(f, Frame) or not BASE <= f.body < n:
-                raise ValueError(f"frames: expected Frame objects on bodies -1..{n - 1}, got {f!r}")
+        body_names = validate.items(tuple(f"body{i}" for i in range(n)) if body_names is None else body_names,
+                                    n, "body_names", "names")
+        frames = validate.items(frames, None, "frames", "frames", Frame)
+        for k, f in enumerate(frames):
+            validate.body_index(f.body, n, f"frames[{k}] ({f.name!r}) body", BASE)
 
         self.name = str(name)
         self.n = n
@@ -241,28 +215,15 @@ class Model:
         return Model(args.pop("parent"), args.pop("joints"), args.pop("T_tree"), args.pop("inertia"),
                      **args)
 
-    # --- input validation shared by every algorithm -----------------------------------------
+    # --- input validation shared by every algorithm (the checks live in lessonlib._validate) ----
     def check_q(self, x, name="q"):
-        """``x`` as a float array of shape (n,), or ``ValueError`` naming ``name``."""
-        a = _as_float_array(x, name)
-        if a.ndim == 0 and self.n == 1:
-            a = a.reshape(1)
-        if a.shape != (self.n,):
-            raise ValueError(f"{name}: expected shape ({self.n},) for model {self.name!r}, got {a.shape}")
-        if not math.isfinite(sum(a.tolist())) and not np.isfinite(a).all():     # cheap test first: hot path
-            raise ValueError(f"{name}: contains non-finite values: {a}")
-        return a
+        """``x`` as a float array of shape (n,), or ``ValueError`` naming ``name`` (q, qd, qdd, tau, …)."""
+        return validate.joint_vector(self, x, name)
 
     def check_f_ext(self, f_ext, name="f_ext"):
-        """``f_ext`` as an (n, 6) array of body wrenches ``[n; f]`` (None -> None)."""
-        if f_ext is None:
-            return None
-        F = _as_float_array(f_ext, name)
-        if F.shape != (self.n, 6):
-            raise ValueError(f"{name}: expected {self.n} wrenches [n; f] (shape ({self.n}, 6)), got {F.shape}")
-        if not np.all(np.isfinite(F)):
-            raise ValueError(f"{name}: contains non-finite values")
-        return F
+        """``f_ext`` as an (n, 6) array of body wrenches ``[n; f]`` (None -> None): ``f_ext[i]`` is the
+        wrench the environment applies on body ``i``, in body frame ``i``, moment about its origin."""
+        return validate.body_wrenches(self, f_ext, name)
 
     def gravity_or_default(self, gravity):
         """The gravity 3-vector to use: ``gravity``, or the model's default when None."""

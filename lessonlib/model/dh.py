@@ -10,9 +10,9 @@ joint ``i``'s axis; ``α_{i-1}, a_{i-1}`` describe the previous link::
 
     T_{i-1,i} = Rx(α_{i-1}) · Tx(a_{i-1}) · Rz(θ_i) · Tz(d_i)
 
-Body frame ``i`` of the Model is DH frame ``i`` in both cases (DESIGN.md). The joint variable is
-``θ_i`` (revolute) or ``d_i`` (prismatic); the table's ``theta``/``d`` entry of a moving joint is
-its offset at ``q_i = 0``.
+Body frame ``i`` of the Model is DH frame ``i`` in both cases (the Model's convention, see
+:mod:`lessonlib.model.core`). The joint variable is ``θ_i`` (revolute) or ``d_i`` (prismatic); the
+table's ``theta``/``d`` entry of a moving joint is its offset at ``q_i = 0``.
 """
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .. import se3
+from .._operators import Ad_inv
 from ..conventions import UNIT_TOL
 from .core import PRISMATIC, REVOLUTE, Frame, Joint, Model
 
@@ -54,10 +55,10 @@ def from_poe(M_list, G_list, S_list, *, gravity=None, name="poe_robot", joint_na
     then take Modern Robotics' ``thetalist`` as ``q`` and return its ``taulist``.
 
     >>> import numpy as np
-    >>> M = [np.eye(4)] * 2
-    >>> M[1] = np.array([[1, 0, 0, 1.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
-    >>> G = [np.diag([0.1, 0.1, 0.1, 1.0, 1.0, 1.0])]
-    >>> arm = from_poe(M, G, np.array([[0, 0, 1, 0, 0, 0]]).T)
+    >>> M_list = [np.eye(4)] * 2
+    >>> M_list[1] = np.array([[1, 0, 0, 1.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    >>> G_list = [np.diag([0.1, 0.1, 0.1, 1.0, 1.0, 1.0])]
+    >>> arm = from_poe(M_list, G_list, np.array([[0, 0, 1, 0, 0, 0]]).T)
     >>> arm.n, [f.name for f in arm.frames]
     (1, ['ee'])
     """
@@ -78,7 +79,7 @@ def from_poe(M_list, G_list, S_list, *, gravity=None, name="poe_robot", joint_na
     joints = []
     for i in range(n):
         M_home = M_home @ M_list[i]
-        A_i = se3.Ad(se3.inv(M_home)) @ S_list[:, i]
+        A_i = Ad_inv(M_home) @ S_list[:, i]
         joints.append(joint_from_screw(A_i, name=joint_names[i] if joint_names else f"joint{i + 1}"))
     return Model(list(range(-1, n - 1)), joints, M_list[:n], G_list, gravity=gravity, name=name,
                  body_names=tuple(f"link{i + 1}" for i in range(n)), frames=(Frame("ee", n - 1, M_list[n]),))
@@ -94,8 +95,9 @@ def to_poe(model, ee=None):
     norm, so ``from_poe(*to_poe(model))`` reproduces ``model``'s dynamics.
 
     >>> import numpy as np
-    >>> M, G, S = to_poe(from_poe(np.array([np.eye(4), np.eye(4)]), [np.eye(6)], np.array([[0, 0, 1, 0, 0, 0.]]).T))
-    >>> M.shape, G.shape, S[:, 0].tolist()
+    >>> M_list, G_list, S_list = to_poe(from_poe(np.array([np.eye(4), np.eye(4)]), [np.eye(6)],
+    ...                                          np.array([[0, 0, 1, 0, 0, 0.]]).T))
+    >>> M_list.shape, G_list.shape, S_list[:, 0].tolist()
     ((2, 4, 4), (1, 6, 6), [0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
     """
     if not model.is_chain:

@@ -211,19 +211,6 @@ def plane_axes(model):
     return e1 + 0.0, e2 + 0.0
 
 
-def camera_target(model, R=None):
-    """Look-at point and camera distance that frame the robot's reach (perspective camera, 40° field of view).
-
-    A planar arm can reach all around its base in its plane: look at the base from 2.6 R. A spatial
-    arm works mostly above its base: look at 0.4 R above it from 2.2 R. ``R``: the scene size
-    (default :func:`reach`).
-    """
-    R = reach(model) if R is None else check_reach(R)
-    if is_planar(model):
-        return np.zeros(3), 2.6 * R
-    return 0.4 * R * up_vector(model), 2.2 * R
-
-
 def _perpendicular(u):
     """A unit vector perpendicular to the unit vector ``u`` (the x axis when ``u`` is not along it)."""
     helper = np.array([1.0, 0.0, 0.0]) if abs(u[0]) < 0.9 else np.array([0.0, 1.0, 0.0])

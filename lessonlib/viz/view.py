@@ -17,6 +17,7 @@ import weakref
 
 import numpy as np
 
+from .. import _validate as validate
 from .. import se3
 from ..conventions import BASE
 from ..kinematics import fk
@@ -43,8 +44,7 @@ def choose_backend(backend="auto"):
     ``"auto"`` gives matplotlib under test (:func:`running_under_test`), when headless
     (:func:`headless`) or when pythreejs cannot be imported; pythreejs otherwise.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+    validate.one_of(backend, BACKENDS, "backend")
     if backend == "matplotlib":
         return backend
     if backend == "auto" and (running_under_test() or headless()):

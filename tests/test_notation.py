@@ -126,8 +126,9 @@ def box_symbols(path):
     boxes = [c for c in _cells(path) if c["cell_type"] == "markdown" and BOX_MARK in _source(c)]
     assert len(boxes) == 1, f"{path.name}: {len(boxes)} cells with {BOX_MARK!r}, expected one"
     text = _source(boxes[0]).split(BOX_MARK, 1)[1]
+    table = re.search(r"(?:^\|.*\n?)+", text, re.M)                 # the first table after the mark
     symbols = []
-    for cells in _rows(text)[1:]:
+    for cells in _rows(table.group() if table else "")[1:]:
         for k in range(0, len(cells), 2):                        # symbol | meaning | symbol | meaning
             symbols += [_norm(s) for s in MATH.findall(cells[k])]
     return symbols

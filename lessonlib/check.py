@@ -11,7 +11,7 @@
 >>> arm = samples.planar_2link()
 >>> q, qd, qdd = random_state(arm, seed=0)
 >>> result = compare(rnea=rnea(arm, q, qd, qdd), crba_plus_bias=crba(arm, q) @ qdd + bias_forces(arm, q, qd))
-                        0          1
+                        1          2
 rnea              16.2634     4.7757
 crba_plus_bias    16.2634     4.7757
 largest disagreement: ... (tolerance 2e-07): agree

@@ -11,7 +11,7 @@
 >>> arm = samples.planar_2link()
 >>> q, qd, qdd = random_state(arm, seed=0)
 >>> result = compare(rnea=rnea(arm, q, qd, qdd), crba_plus_bias=crba(arm, q) @ qdd + bias_forces(arm, q, qd))
-                        0          1
+                        1          2
 rnea              16.2634     4.7757
 crba_plus_bias    16.2634     4.7757
 largest disagreement: ... (tolerance 2e-07): agree
@@ -51,7 +51,7 @@ def _format_table(values, precision):
     width = max(len(k) for k in names)
     cols = len(next(iter(flat.values())))
     cells = 11 + precision - 4
-    lines = [" " * width + "".join(f"{j:>{cells}d}" for j in range(cols))]
+    lines = [" " * width + "".join(f"{j:>{cells}d}" for j in range(1, cols + 1))]   # entries counted from 1
     for k in names:
         lines.append(f"{k:<{width}}" + "".join(f"{x:>{cells}.{precision}f}" for x in flat[k]))
     return "\n".join(lines)
@@ -59,6 +59,9 @@ def _format_table(values, precision):
 
 def compare(*, tol=None, precision=4, show=True, **named_results):
     """Print one aligned table of named results (same shape) and their largest disagreement.
+
+    The columns are the entries of the flattened results, numbered from 1 as the course numbers joints
+    (``course/NOTATION.md``): column ``j`` of a torque vector is joint ``j``.
 
     Returns a :class:`Comparison`; ``tol`` defaults to ``AGREE_ATOL`` scaled by the size of the
     values (``AGREE_RTOL``-relative for large numbers). The printed numbers are rounded to

@@ -40,37 +40,37 @@ measures it on our implementations). CRBA is O(n²) (its walks toward the base),
 Lagrange closed form far more (:func:`lagrange_counts`).
 
 Our ABA against the published ABA counts. Our structured ABA needs 530 n − 316 multiplications and
-449 n − 273 additions; the figure usually quoted for Featherstone's ABA, 300 n − 267 and
-279 n − 259, is about 1.8× smaller in multiplications. Both are counts of the same three passes;
-what differs is what each operation is charged, per body (multiplications):
+449 n − 273 additions; Featherstone (1987)'s ABA, 300 n − 267 and 279 n − 259 ([Featherstone 2008],
+Table 10.1, p. 202), is about 1.8× smaller in multiplications, and the table's cheapest ABA (McMillan et
+al. 1995: 224 n − 259, 205 n − 248) smaller still. All are counts of the same three passes; what differs
+is what each operation is charged, per body (multiplications):
 
 =====================================  ====  =============================================================
 operation (``dynamics.aba``)           ours  where a tuned implementation saves
 =====================================  ====  =============================================================
 ``X_i`` from ``q_i`` (joint transform)   63  DH-style joints: a rotation about z by ``q_i`` and a constant
                                              screw, or not counted at all
-``I^A_i S_i``, ``S_iᵀ U_i``, ``S_iᵀ p``   48  body frames on their joint axes, z along it: ``S_i = e_z``,
+``𝓘^A_i S_i``, ``S_iᵀ U_i``, ``S_iᵀ p``   48  body frames on their joint axes, z along it: ``S_i = e_z``,
                                              so these are a column and two components (0)
-``ad(v_i) S_i q̇_i``, ``S_i q̇_i, q̈_i``   30  with ``S_i = e_z``: a few products
-``I^a`` pushed to the parent             198  ``X_iᵀ I^a X_i`` with ``X_i`` a rotation about z and a fixed
-(``X_iᵀ I^a X_i``)                           offset, and ``I^a`` stored as a symmetric 3×3 structure
+``ad(V_i) S_i q̇_i``, ``S_i q̇_i, q̈_i``   30  with ``S_i = e_z``: a few products
+``𝓘^a`` pushed to the parent             198  ``X_iᵀ 𝓘^a X_i`` with ``X_i`` a rotation about z and a fixed
+(``X_iᵀ 𝓘^a X_i``)                           offset, and ``𝓘^a`` stored as a symmetric 3×3 structure
 other per-body work                      191  about the same
 =====================================  ====  =============================================================
 
 The algorithm is the same; our count charges general joints and frames (any ``S_i``, any rotation,
-the joint transform included), and the rows above are where a count for joint-aligned frames, with
-the transform specialised to one axis, saves — enough to account for the factor. The published
-figure could not be checked against its source in this project (which savings it takes, and
-whether it includes the joint transforms, is not known here), so lessons should quote our count as
-"counted in this implementation" and the published one, if at all, with that caveat;
+the joint transform included), while the published figures come from "extensive optimizations"
+([Featherstone 2008] §10.3.1, p. 204): Denavit–Hartenberg frames, ``S_i = e_z`` in link coordinates,
+and link-to-link transforms as two axial-screw transforms — the rows above. Lessons quote our count
+as "counted in this implementation" and the published ones with their table and page;
 :data:`PUBLISHED` lists only figures that have a source to cite.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Count", "operation_counts", "published_counts", "lagrange_counts", "linear_formula",
-           "STRUCTURED", "DENSE", "PUBLISHED", "LAGRANGE_MEASURED"]
+__all__ = ["Count", "operation_counts", "published_counts", "published_forward_dynamics", "lagrange_counts",
+           "linear_formula", "STRUCTURED", "DENSE", "PUBLISHED", "LAGRANGE_MEASURED"]
 
 
 @dataclass(frozen=True)
@@ -266,14 +266,55 @@ def linear_formula(name, *, dense=False):
 # --- the published counts ---------------------------------------------------------------------------
 
 #: Published counts for n joints: ``name -> (mul(n), add(n), source, status)``. Only figures with a
-#: source to cite; ``status`` says how far this project could check them. (The articulated-body
-#: figure 300 n − 267 that used to stand here was recalled, not sourced: see the module docstring.)
+#: source to cite; ``status`` says how far this project could check them. The rows from
+#: [Featherstone 2008] were read in its Table 10.1, p. 202 ("Operation counts for several published
+#: dynamics algorithms"), for the general unbranched chain of n revolute joints, with one sine and one
+#: cosine per joint not counted; each names the primary source the table gives, which this project has
+#: not read. (The articulated-body figure that once stood here without a source is now sourced: it is
+#: Featherstone (1987)'s, row "aba_featherstone_1987".)
+_TABLE_10_1 = "checked against [Featherstone 2008], Table 10.1, p. 202; the primary source not read in this project"
+
+
+def _fs_mul(n):
+    return (n**3 + 9 * n**2 - 4 * n) // 6            # n³/6 + 3n²/2 − 2n/3
+
+
+def _fs_add(n):
+    return (n**3 + 6 * n**2 - 7 * n) // 6            # n³/6 + n² − 7n/6
+
+
 PUBLISHED = {
     "rnea_luh_walker_paul": (
         lambda n: 150 * n - 48, lambda n: 131 * n - 48,
         "[LWP 1980]'s recursive Newton–Euler, as tabulated in [Hollerbach 1980], Table I "
-        "(n = 6: 852 multiplications, 738 additions)",
-        "standard figure, widely reproduced; not checked against the paper in this project"),
+        "(n = 6: 852 multiplications, 738 additions); [Featherstone 2008], Table 10.1, p. 202, source 8",
+        "not checked against [Hollerbach 1980] itself; " + _TABLE_10_1),
+    "rnea_balafoutis_patel_1991": (
+        lambda n: 93 * n - 108, lambda n: 81 * n - 100,
+        "[Featherstone 2008], Table 10.1, p. 202: RNEA, Balafoutis and Patel (1991), Algorithm 5.7 "
+        "(the table's cheapest RNEA)", _TABLE_10_1),
+    "rnea_balafoutis_1988": (
+        lambda n: 93 * n - 69, lambda n: 81 * n - 66,
+        "[Featherstone 2008], Table 10.1, p. 202: RNEA, Balafoutis et al. (1988), Algorithm 3", _TABLE_10_1),
+    "crba_featherstone_2005": (
+        lambda n: 10 * n * n + 22 * n - 32, lambda n: 6 * n * n + 37 * n - 43,
+        "[Featherstone 2008], Table 10.1, p. 202: CRBA, Featherstone (2005) and the book's Eq. 10.3 "
+        "(the table's cheapest CRBA)", _TABLE_10_1),
+    "crba_walker_orin_1982": (
+        lambda n: 12 * n * n + 56 * n - 27, lambda n: 7 * n * n + 67 * n - 53,
+        "[Featherstone 2008], Table 10.1, p. 202: CRBA, [Walker & Orin 1982], method 3 (the CRBA's origin)",
+        _TABLE_10_1),
+    "factorize_solve": (
+        _fs_mul, _fs_add,
+        "[Featherstone 2008], Table 10.1, p. 202: factorize and solve H q̈ = τ − C (F&S), "
+        "n³/6 + 3n²/2 − 2n/3 multiplications, n³/6 + n² − 7n/6 additions", _TABLE_10_1),
+    "aba_mcmillan_1995": (
+        lambda n: 224 * n - 259, lambda n: 205 * n - 248,
+        "[Featherstone 2008], Table 10.1, p. 202: ABA, McMillan et al. (1995), fixed base "
+        "(the table's cheapest ABA)", _TABLE_10_1),
+    "aba_featherstone_1987": (
+        lambda n: 300 * n - 267, lambda n: 279 * n - 259,
+        "[Featherstone 2008], Table 10.1, p. 202: ABA, Featherstone (1987), Table 8-6", _TABLE_10_1),
     "lagrange_recursive_hollerbach": (
         lambda n: 412 * n - 277, lambda n: 320 * n - 201,
         "[Hollerbach 1980], same table: the recursive Lagrangian with 3×3 rotation matrices "
@@ -284,6 +325,17 @@ PUBLISHED = {
         "66,000 multiplications and 51,000 additions for n = 6",
         "order of magnitude only; not checked against the paper in this project"),
 }
+
+
+def published_forward_dynamics(n):
+    """Published counts of the two forward-dynamics routes at ``n`` joints ([Featherstone 2008] §10.3):
+    ``{"crba_rnea_fs": Count, "aba": Count}`` — the O(n³) route with the table's cheapest CRBA, RNEA and
+    factorize-and-solve, against its cheapest ABA. Featherstone (p. 204): the O(n³) route is slightly
+    cheaper for small n (to about n = 8) and about 1.6 times the ABA's cost at n = 18."""
+    pub = published_counts(n)
+    return {"crba_rnea_fs": pub["crba_featherstone_2005"][0] + pub["rnea_balafoutis_patel_1991"][0]
+            + pub["factorize_solve"][0],
+            "aba": pub["aba_mcmillan_1995"][0]}
 
 
 def published_counts(n):

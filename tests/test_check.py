@@ -35,6 +35,7 @@ def test_compare_table_and_verdict(capsys):
     res = compare(a=[1.0, 2.0], b=[1.0, 2.0 + 1e-3])
     out = capsys.readouterr().out
     assert "DISAGREE" in out and not res.ok and res.max_diff == pytest.approx(1e-3)
+    assert out.splitlines()[0].split() == ["1", "2"]          # entries numbered from 1, like the joints
     res = compare(a=np.ones(3), b=np.ones(3), c=np.ones(3) + 1e-12, show=False)
     assert res.ok and capsys.readouterr().out == ""
 

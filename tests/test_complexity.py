@@ -4,7 +4,7 @@ import importlib.util
 import pytest
 
 from lessonlib.complexity import (DENSE, LAGRANGE_MEASURED, STRUCTURED, Count, lagrange_counts, linear_formula,
-                                  operation_counts, published_counts)
+                                  operation_counts, published_counts, published_forward_dynamics)
 
 # Structured costs used in the hand counts below (m = multiplications, a = additions):
 # joint transform 63m 57a; X·m, Xᵀ·f, I·m 24m 18a; v× m, v×* f 18m 12a; s·v 6m; u + v 6a;
@@ -101,6 +101,21 @@ def test_published_figures_and_validation():
         operation_counts(0)
     with pytest.raises(ValueError, match="n: the symbolic"):
         lagrange_counts(5)
+
+
+def test_featherstone_table_10_1():
+    """The rows read in [Featherstone 2008], Table 10.1, p. 202, and the crossover his p. 204 describes."""
+    pub = published_counts(6)
+    assert pub["aba_featherstone_1987"][0] == Count(300 * 6 - 267, 279 * 6 - 259)
+    assert pub["aba_mcmillan_1995"][0] == Count(224 * 6 - 259, 205 * 6 - 248)
+    assert pub["crba_walker_orin_1982"][0] == Count(12 * 36 + 56 * 6 - 27, 7 * 36 + 67 * 6 - 53)
+    assert pub["factorize_solve"][0] == Count(86, 65)                 # 36 + 54 − 4, 36 + 36 − 7
+    for source, status in (row[1:] for row in pub.values()):
+        assert "Table 10.1" in source + status or "Hollerbach" in source
+    ratio = {n: published_forward_dynamics(n)["crba_rnea_fs"].total / published_forward_dynamics(n)["aba"].total
+             for n in range(2, 19)}
+    assert all(ratio[n] < 1 for n in range(2, 9)) and all(ratio[n] > 1 for n in range(9, 19))   # "for n ≤ 8"
+    assert round(ratio[18], 1) == 1.6                                                           # "about 1.6 times"
 
 
 def test_lagrange_closed_form_grows_much_faster():

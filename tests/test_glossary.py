@@ -2,8 +2,8 @@
 
 The variants come from GLOSSARY.md's table "Variants the course does not use" (first column, several
 separated by commas; a parenthesis such as "(for the algorithm)" is a note, not part of the word).
-Every course and exercise notebook (markdown and code cells) and every docstring of ``lessonlib`` is
-searched; a hit names the file, the cell (or the object), the variant, the term to write instead and
+Every lesson, exercise and solution notebook (markdown and code cells), every handout, the two READMEs,
+NOTATION.md and every docstring of ``lessonlib`` is searched; a hit names the file, the cell (or the object), the variant, the term to write instead and
 the text around it. Two quotations are exempt: a source's own title in 《…》 (the bibliography cites,
 for instance, an article whose title says 递归), and a word named as a word in 「…」 ("the sources
 write 「递归」; the course writes 递推") — a mention, not a use.
@@ -19,7 +19,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 GLOSSARY = REPO / "course" / "GLOSSARY.md"
-NOTEBOOKS = sorted((REPO / "course").glob("[0-9][0-9]_*.ipynb")) + sorted((REPO / "exercises").glob("*.ipynb"))
+NOTEBOOKS = (sorted((REPO / "course").glob("[0-9][0-9]_*.ipynb")) + sorted((REPO / "exercises").glob("*.ipynb"))
+             + sorted((REPO / "solutions").glob("*.ipynb")))
+TEXTS = (sorted((REPO / "course" / "handouts").glob("*.md"))
+         + [REPO / "README.md", REPO / "course" / "README.md", REPO / "course" / "NOTATION.md"])
 TABLE_TITLE = "## Variants the course does not use"
 _QUOTED = re.compile(r"《[^》]*》|「[^」]*」")
 
@@ -95,6 +98,21 @@ def test_the_check_finds_a_variant_and_spares_a_quoted_title():
 def test_notebook_uses_the_glossary_terms(path):
     found = notebook_hits(path, variants())
     assert not found, "variants GLOSSARY.md rules out:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", TEXTS, ids=lambda p: str(p.relative_to(REPO)))
+def test_text_uses_the_glossary_terms(path):
+    found = [f"{path.relative_to(REPO)}: {w!r} → write {i!r}: …{c}…" for w, i, c in hits(path.read_text(encoding="utf-8"),
+                                                                                       variants())]
+    assert not found, "variants GLOSSARY.md rules out:\n" + "\n".join(found)
+
+
+def test_the_new_variants_are_listed():
+    table = variants()
+    for word, instead in (("惯性矩阵", "质量矩阵"), ("伴随映射", "伴随表示"), ("本体坐标系", "物体坐标系"),
+                          ("回转椭球", "惯性椭球"), ("结构共振", "机械共振"), ("楚列斯基分解", "Cholesky 分解"),
+                          ("粘滞", "黏性"), ("刚体偏置项", "偏置力"), ("前向递推", "正向递推"), ("反向递推", "逆向递推")):
+        assert table[word][0].startswith(instead), (word, table.get(word))
 
 
 def test_lessonlib_docstrings_use_the_glossary_terms():

@@ -3,7 +3,9 @@
 [LG] (after [Selig 2005]) writes every link's Newton–Euler equation in one fixed frame, adds them
 from the tip inward to remove the joint reactions, pairs the sum with the joint screw and expands
 the link twists in the joint screws. Everything lives in the **space frame at the current
-configuration** (world axes, moments about the world origin):
+configuration** (world axes, moments about the world origin). The letters below are [LG]'s; lesson 06 and
+``course/NOTATION.md`` write ``θ`` as q, ``s_i`` as S_{s,i}, ``N_m`` as 𝓘_{s,m}, ``N̄_i`` as 𝓘^c_{s,i}, the link twist
+``q̇_m`` as V_{s,m}, ``[k < l]`` as 𝟙[k<l], and ``A``, ``C`` as the mass matrix M and −g(q):
 
 ==================  ===========================================================  ===================
 symbol ([LG])       meaning                                                      here

@@ -1,13 +1,15 @@
-"""The joint-space mass matrix by the composite-rigid-body algorithm ([WJ §2.3], [Featherstone 2008] §6.2).
+"""The joint-space mass matrix by the composite-rigid-body algorithm — first published as method 3 of
+[Walker & Orin 1982]; here after [WJ §2.3] and [Featherstone 2008] §6.2.
 
-Convention: spatial vectors ``[ω; v]`` in body coordinates; ``X[i] = X_i_p`` maps parent motion
-into body ``i``; ``I_i`` is body ``i``'s spatial inertia about its origin.
+Convention (``course/NOTATION.md``): spatial vectors ``[ω; v]`` in body coordinates; bodies ``1..n`` (entry
+``i-1`` of every array); ``X_i`` maps parent motion into body ``i``; ``𝓘_i`` is body ``i``'s spatial inertia
+about its origin.
 
-Inward pass, ``i = n−1 .. 0``: each body's composite inertia collects everything outboard of it::
+Inward pass, ``i = n .. 1``: each body's composite inertia collects everything outboard of it::
 
-    I^c_i = I_i + Σ_{children j} X_jᵀ I^c_j X_j
+    𝓘^c_i = 𝓘_i + Σ_{children j} X_jᵀ 𝓘^c_j X_j
 
-Then, for each joint ``i``: ``F = I^c_i S_i``, ``M_ii = S_iᵀ F``, and walking from ``i`` toward the
+Then, for each joint ``i``: ``F = 𝓘^c_i S_i``, ``M_ii = S_iᵀ F``, and walking from ``i`` toward the
 base through its ancestors ``j`` (``F ← X_kᵀ F`` carries the force one joint inward)::
 
     M_ij = M_ji = S_jᵀ F

@@ -11,13 +11,19 @@ as [RNE05] reports them) can be switched off one at a time and their effect seen
              ``f_i · z`` (prismatic), ``z = ⁱR_{i−1} z_0``. Without it no torque is computed (NaN).
 ``"step7"``  the backward recursion must stop after ``i = 1``; otherwise set ``i ← i − 1`` and go back
              to Step 5. A loop that does not stop there runs once more for a "link 0" — the base —
-             and, with 0-based arrays, ``[i − 1]`` is ``[−1]``: the last link's data, whose torque it
-             overwrites. (This is our illustration of the missing stop, not a transcription.)
+             and, in Python's arrays where link ``i`` is row ``i − 1``, that pass reads row ``−1``: the
+             last link's data, whose torque it overwrites. (This is our illustration of the missing
+             stop, not a transcription.)
 ``"eq38"``   the linear acceleration of a link whose joint is **prismatic** (eq. (38)); the erratum
              corrects its third term, the Coriolis term ``2 ω_i × (ⁱR_{i−1} z_0 q̇_i)``. [RNE05] does
              not transcribe the corrected equation; the term concerned is the one with the factor 2
              ([LG], Craig-style recursion: "if the joint is prismatic, p changes too, hence the
-             factor 2 — the Coriolis acceleration"). Without the correction we use a factor 1.
+             factor 2 — the Coriolis acceleration"). Without the correction we use a factor 1: **our
+             reconstruction** of the uncorrected term, not the printed text, which the course has not seen.
+
+The letters below are the paper's; in the course's (``course/NOTATION.md``, lesson 05's map):
+``R_i`` = R_{i−1,i}, ``p*_i`` = R_{i,i−1} p_{i−1,i}, ``s̄_i`` = p_{c_i}, ``v̇_i`` = a_i, ``ā_i`` = a_{c_i},
+``n_i`` = μ_i (about O_{i−1}), ``F_i``, ``N_i`` = m_i a_{c_i}, I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i, ``z_0`` = e_z, ``g`` = g_phys.
 
 The steps (``R_i = ⁱ⁻¹R_i``, ``p*_i`` the origin of frame ``i`` seen from frame ``i − 1``, in frame
 ``i``; ``s̄_i`` the mass centre of link ``i``; gravity as ``v̇_0 = −g``)::

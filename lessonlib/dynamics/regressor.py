@@ -1,5 +1,9 @@
 """The dynamics are linear in the inertial parameters: ``τ = Y(q, q̇, q̈) θ`` ([DB4 §4.3–4.4]).
 
+Letters: this module writes the standard parameters ``θ`` (lesson 11 and ``course/NOTATION.md``: bold π), the
+base parameters ``θ_b = K θ`` (π_b = K_b π) and the stacked regressor ``W`` (bold Y); parameter labels count bodies
+from 1.
+
 Standard parameters. Body ``i`` has ten, in the order :data:`PARAMETER_NAMES`::
 
     θ_i = [m, m c_x, m c_y, m c_z, I_xx, I_xy, I_xz, I_yy, I_yz, I_zz]
@@ -92,8 +96,9 @@ def inertial_parameters(model):
 
 
 def parameter_labels(model):
-    """Names of the entries of ``θ``: ``"m[0]"``, ``"mc_x[0]"``, …, ``"I_zz[n−1]"``."""
-    return tuple(f"{name}[{i}]" for i in range(model.n) for name in PARAMETER_NAMES)
+    """Names of the entries of ``θ``: ``"m[1]"``, ``"mc_x[1]"``, …, ``"I_zz[n]"`` — bodies counted from 1, as the
+    course counts them (``course/NOTATION.md``); ``mc_x`` is the mass times the x-coordinate of the centre of mass."""
+    return tuple(f"{name}[{i + 1}]" for i in range(model.n) for name in PARAMETER_NAMES)
 
 
 def model_with_parameters(model, theta):
@@ -204,7 +209,7 @@ class BaseParameters:
         return regressor(self.model, q, qd, qdd, gravity=self.gravity)[:, self.independent]
 
     def labels(self, *, tol=1e-9):
-        """Each base parameter as a readable combination, e.g. ``"I_zz[0] + 1·m[1]"``.
+        """Each base parameter as a readable combination, e.g. ``"I_zz[1] + 1·m[2]"`` (bodies counted from 1).
 
         Coefficients smaller than ``tol`` times the largest in their row are left out.
         """
@@ -232,14 +237,14 @@ def base_parameters(model, *, gravity=None, n_samples=100, seed=0, tol=1e-8):
 
     Gautier's numerical method pivots the QR on column norms instead; a fixed order gives the same
     ``r`` and reproduces the classical regrouping rules (Khalil & Kleinfinger): a child's
-    parameters are folded into its parent's, e.g. for a planar 2R arm ``ZZ1R = I_zz[0] + l₁² m[1]``
-    and ``MX1R = mc_x[0] + l₁ m[1]``. Returns a :class:`BaseParameters`.
+    parameters are folded into its parent's, e.g. for a planar 2R arm ``ZZ1R = I_zz[1] + l₁² m[2]``
+    and ``MX1R = mc_x[1] + l₁ m[2]``. Returns a :class:`BaseParameters`.
 
     >>> from lessonlib import samples
     >>> base_parameters(samples.pendulum()).labels()     # the rod: m c_x, m c_y and I_zz about the pivot
-    ['mc_x[0]', 'mc_y[0]', 'I_zz[0]']
+    ['mc_x[1]', 'mc_y[1]', 'I_zz[1]']
     >>> base_parameters(samples.seed004_2link()).labels()[:3]        # l₁ = 0.5 m
-    ['mc_x[0] + 0.5·m[1]', 'mc_y[0]', 'I_zz[0] + 0.25·m[1]']
+    ['mc_x[1] + 0.5·m[2]', 'mc_y[1]', 'I_zz[1] + 0.25·m[2]']
     """
     if int(n_samples) < 10:
         raise ValueError(f"n_samples: expected at least 10 random states, got {n_samples!r}")

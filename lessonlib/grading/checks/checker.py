@@ -72,6 +72,7 @@ from ...conventions import GRADE_ATOL
 from ..kernel import protocol
 from ..kernel.errors import CheckFailed, StudentError
 from ..kernel.protocol import ProtocolError
+from . import display
 
 #: Statuses a check verdict can have (the grader adds its own: see ``verdict.STATUSES``).
 PASSED, FAILED, USED_LIBRARY, CHECKER_ERROR = "passed", "failed", "used-library", "checker-error"
@@ -221,9 +222,15 @@ class Context:
         self.atol = GRADE_ATOL
         self.diagnose = diagnose                          # False while a variant replays the check
         self.step = 0
+        self.last_call = ""                               # the call a failure names unless told otherwise
 
     def call(self, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)``; a failure of the student's function becomes a readable CheckFailed."""
+        """``fn(*args, **kwargs)``; a failure of the student's function becomes a readable CheckFailed.
+
+        The call is remembered (:func:`.display.signature`): a later ``expect_*`` without ``call=``
+        names it in its failure message.
+        """
+        self.last_call = _signature(fn, args, kwargs)
         try:
             return fn(args, kwargs)
         except StudentError as err:
@@ -265,7 +272,7 @@ class Context:
         atol = self.atol if atol is None else atol
         err = float(np.max(np.abs(got - expected))) if expected.size else 0.0
         if err > atol:
-            self._fail(f"{what}: expected\n{_indent(_fmt(expected), 4)}\n  got\n{_indent(_fmt(got), 4)}\n"
+            self._fail(f"{what}: expected\n{display.indent(_fmt(expected), 4)}\n  got\n{display.indent(_fmt(got), 4)}\n"
                       f"  largest error {err:.3g} > tolerance {atol:g}", call=call, hint=hint, got=got, atol=atol)
 
     def expect_refusal(self, what, fn, *args, call="", hint="", **kwargs):
@@ -290,7 +297,7 @@ class Context:
         except (TypeError, ValueError):
             return
         if np.all(np.isfinite(arr)):
-            self._fail(f"{what}: expected an error (or NaN), got finite numbers\n{_indent(_fmt(arr), 4)}", call=call,
+            self._fail(f"{what}: expected an error (or NaN), got finite numbers\n{display.indent(_fmt(arr), 4)}", call=call,
                        hint=hint)
 
     def fail(self, message, *, call="", hint="", got=None, atol=None):
@@ -302,6 +309,7 @@ class Context:
         self._fail(message, call=call, hint=hint, got=got, atol=atol)
 
     def _fail(self, message, *, call="", hint="", got=None, atol=None):
+        call = call or self.last_call
         text = (f"for {call}:\n  " if call else "") + message
         raise _Failure(text, FAILED, hint=hint, step=self.step,
                        got=None if got is None else np.asarray(got, dtype=float), atol=self.atol if atol is None else atol)
@@ -390,9 +398,9 @@ def _raised(fn, args, kwargs, err):
     """The failure for a student function that raised (``used-library`` for the graded kernel's stand-ins)."""
     text = f"{_signature(fn, args, kwargs)} raised {err.kind}: {err.message}"
     if err.where:
-        text += f"\n  in your code:\n{_indent(err.where.rstrip(), 4)}"
+        text += f"\n  in your code:\n{display.indent(err.where.rstrip(), 4)}"
     if err.printed:
-        text += f"\n  it printed:\n{_indent(err.printed.rstrip()[:1000], 4)}"
+        text += f"\n  it printed:\n{display.indent(err.printed.rstrip()[:1000], 4)}"
     return _Failure(text, USED_LIBRARY if err.kind == "NotAvailableWhileGrading" else FAILED)
 
 
@@ -415,24 +423,8 @@ def _fmt(a):
     return np.array2string(np.asarray(a, dtype=float), precision=6, suppress_small=True, max_line_width=100)
 
 
-def _indent(text, n):
-    return "\n".join(" " * n + line for line in str(text).splitlines())
-
-
-def _short(v):
-    if isinstance(v, np.ndarray):
-        return f"<array {v.shape}>"
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    if type(v).__name__ == "Model":
-        return f"<Model {v.name!r} n={v.n}>"
-    return repr(v)[:60]
-
-
 def _signature(fn, args, kwargs):
-    name = getattr(fn, "name", getattr(fn, "__name__", "your function"))
-    parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
-    return f"{name}({', '.join(parts)})"
+    return display.signature(getattr(fn, "name", getattr(fn, "__name__", "your function")), args, kwargs)
 
 
 @dataclass(frozen=True)

@@ -1,32 +1,45 @@
-"""Bootstrap of a graded kernel: ``python -I -S SANDBOX/lib/lessonlib/grading/kernel/boot.py CONFIG.json -f CONNECTION_FILE``.
+"""The bootstrap of a graded kernel: walls first, then ipykernel.
 
-In this order, before any student code exists:
+``python -I -S SANDBOX/lib/lessonlib/grading/kernel/boot.py BOOT.json -f CONNECTION_FILE ...`` starts
+a kernel afresh; ``... boot.py --zygote ZYGOTE.json FD`` is the batch's kernel zygote, which imports
+IPython, ipykernel and the notebook's numerical packages once and forks a kernel per run. Either
+way the same :func:`keep` runs before any student code exists:
 
-1. closes every file descriptor it inherited beyond stdin/stdout/stderr (nothing opened by the
-   nbval process reaches the kernel);
-2. **confines itself** (``config["confine"]``, enforced when ``config["enforce"]``): Landlock
-   walls from :mod:`.confine` next to this file — read+execute the Python installation and its
-   packages, read the sandbox, read+write only its private directory, bind only the five ports of
-   its connection file, signal and ptrace nothing outside; a root process also drops every
-   capability. If that fails the kernel does not start (exit status 70). Without walls (no
-   Landlock here) it still takes no new privileges and, as root, drops its capabilities;
-3. builds ``sys.path`` explicitly (started with ``-I -S``, no ``.pth`` file has run, so the
-   editable finder of the real ``lessonlib`` is not installed): the stripped copy first, the
-   standard library, the site-packages directories; refuses imports of the packages in
-   ``denied`` (other robotics libraries; the walls refuse their files too);
-4. disables core dumps, caps the size of any file it writes (:data:`FILE_LIMIT`), points its own
-   stdout/stderr at ``/dev/null`` (what a cell prints reaches the grader only as kernel
-   messages), caps what one cell may print per stream (``output_limit`` characters; the nbval
-   side caps again whatever slips past);
-5. records in ``watch`` every attempt made while the student's code runs to open or list a path
-   outside the walls, with the check that was running — for the message of the check that
-   failed, or for review where no walls exist. Student code can silence this record; it cannot
-   lift the walls;
-6. moves into its empty working directory and starts ipykernel.
+**The keeper** (the process nbval sees as the kernel):
 
-Nothing here is secret: the config holds paths and limits only. Run as a script, this file
-imports its own package as ``kernel`` (standard library only, nothing else of lessonlib) before
-``sys.path`` holds anything else.
+1. closes every file descriptor it inherited (nothing the nbval process opened reaches the kernel),
+   checks it is single-threaded (and, forked, that its run is its zygote's batch), opens the
+   run's record of attempts on the grader's side and makes its tree the first the OOM killer takes;
+2. **enters its own namespaces** (:mod:`.namespaces`, when the run's ``view`` is set): user, mount,
+   network, PID and IPC, over a minimal read-only root with a size-capped private tmpfs — no
+   network, no other process, no other run's files exist there;
+3. forks the kernel (the first process of its PID namespace), forwards interrupts to it, stops it
+   when told to, and when it ends copies its record of attempts out; its exit status is the kernel's.
+
+**The kernel**, before a single cell:
+
+4. **confines itself** (:mod:`.confine`, when ``enforce``): Landlock walls — read and execute the
+   Python installation and its packages, read the sandbox, write only its private directory,
+   create sockets only in its channel directory, no TCP at all, signal and ptrace nothing outside;
+5. hardens itself: no new privileges, no capabilities, no new sessions (a session is a scheduling
+   group of its own), and puts on the resource limits (:mod:`.limits`: memory, processes, CPU,
+   file size, descriptors, no core dumps);
+6. builds ``sys.path`` explicitly (``-I -S``: no ``.pth`` file ran, so the editable finder of the
+   real ``lessonlib`` is not installed): the sandbox's library first, the standard library, the
+   site-packages directories; refuses imports of the ``denied`` packages (other robotics
+   libraries; the walls refuse their files too);
+7. points its own stdout/stderr at ``/dev/null`` (what a cell prints reaches the grader only as
+   kernel messages), caps what one cell may print per stream, and records (an audit hook) every
+   attempt of the student's code to open or list a path outside the walls, with the check that was
+   running — student code can silence this record; it cannot lift the walls;
+8. moves into its empty working directory and starts ipykernel on the connection file (ZeroMQ
+   over Unix sockets in the channel directory: there is no network).
+
+If a wall cannot be put up the kernel does not start: exit status :data:`.limits.EXIT_NO_WALLS`,
+the reason on stderr (the run's log), and the grader reports a ``grader-error``. Nothing here is
+secret: the configuration holds paths and limits only. Run as a script, this file imports its own
+package as ``kernel`` (standard library only, nothing else of lessonlib) before ``sys.path`` holds
+anything else.
 """
 import json
 import os
@@ -35,11 +48,26 @@ import sys
 
 #: Audit events whose first argument is a path the student's code tried to reach.
 WATCHED = frozenset({"open", "os.listdir", "os.scandir", "os.chdir", "os.link", "os.symlink", "os.rename"})
-#: Attempts recorded per kernel.
+#: Attempts recorded per kernel, and the bytes of the record the keeper copies out.
 WATCH_LIMIT = 50
-#: Largest file the kernel (and what it starts) may write, bytes: its directory cannot fill the disk
-#: with one file (many files stay bounded only by the timeouts).
-FILE_LIMIT = 256 * 2**20
+WATCH_BYTES = 64 * 1024
+#: The batch-wide part of a run's configuration: a forked kernel's must equal its zygote's.
+BATCH_KEYS = ("lib", "site", "denied", "denied_prefixes", "output_limit")
+#: Top-level packages a zygote may import ahead of the kernels (no import-time side effect that
+#: depends on a run: matplotlib, for one, fixes its configuration directory when imported).
+PRELOADABLE = ("numpy", "scipy", "sympy", "lessonlib")
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _refuse(why, *, batch=False):
+    """Leave without running anything: the grader reads ``why`` in the run's log, and the exit status
+    (:data:`.limits.EXIT_NO_WALLS`, or :data:`.limits.EXIT_NOT_BATCH` for a run of another batch)."""
+    from .limits import EXIT_NO_WALLS, EXIT_NOT_BATCH
+    code = EXIT_NOT_BATCH if batch else EXIT_NO_WALLS
+    try:
+        os.write(2, f"lessonlib-grade: the graded kernel did not start: {why}\n".encode())
+    finally:
+        os._exit(code)
 
 
 class _Denied:
@@ -73,36 +101,6 @@ def _cap_output(limit):
         return len(string)
 
     OutStream.write = capped
-
-
-def _ports(connection_file):
-    with open(connection_file, encoding="utf-8") as fh:
-        info = json.load(fh)
-    return [int(info[k]) for k in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port") if k in info]
-
-
-def _confine(policy, connection_file, enforce, module=None):
-    """Apply the Landlock walls to this process (and every child); exit if they cannot be applied.
-
-    Without ``enforce`` (no Landlock here) only :func:`confine.harden` applies (no new privileges,
-    no capabilities), where the system allows it.
-    """
-    try:
-        confine = module
-        if confine is None:
-            from . import confine
-        if not enforce:
-            try:
-                confine.harden()
-            except OSError:
-                pass
-            return 0
-        return confine.confine(read_exec=policy["read_exec"], read=[*policy["read"], connection_file],
-                               listable=policy["list"], read_write=policy["read_write"],
-                               bind_ports=_ports(connection_file))
-    except Exception as exc:                              # no walls, no kernel: the grader reports it
-        os.write(2, f"lessonlib-grade: the graded kernel could not confine itself: {exc}\n".encode())
-        os._exit(70)
 
 
 def _watch(path, roots, cell_prefixes, standard_prefixes, client):
@@ -162,15 +160,9 @@ def set_paths(config):
 
 
 def _start(config, connection_file):
-    """Steps 4–6: limits, silenced stdout/stderr, the record of attempts, the working directory, ipykernel."""
-    try:
-        import resource
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        limit = int(config.get("file_limit", FILE_LIMIT))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))     # no file beyond it (EFBIG)
-    except (ImportError, ValueError, OSError):
-        pass
-    for name in ("PYTEST_CURRENT_TEST", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "JUPYTER_PATH"):
+    """Steps 6–8: the import path, silenced stdout/stderr, the record of attempts, the directory, ipykernel."""
+    set_paths(config)
+    for name in ("PYTEST_CURRENT_TEST", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "JUPYTER_PATH", "JPY_PARENT_PID"):
         os.environ.pop(name, None)                       # the grader's bookkeeping, not the kernel's
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
@@ -183,7 +175,8 @@ def _start(config, connection_file):
     policy = config.get("confine")
     if policy and config.get("watch"):
         import sysconfig
-        roots = [*policy["read_exec"], *policy["read"], *policy["read_write"]] + ([connection_file] if connection_file else [])
+        roots = [*policy["read_exec"], *policy["read"], *policy["read_write"], *policy.get("sockets", ()),
+                 *([connection_file] if connection_file else [])]
         standard = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib")) \
             + tuple(os.path.join(os.path.realpath(site), "IPython", "") for site in config["site"]) + ("<",)
         cells = (os.path.join(os.path.realpath(tmp or "/tmp"), "ipykernel_"), "<ipython-input-")
@@ -196,31 +189,126 @@ def _start(config, connection_file):
     kernelapp.launch_new_instance()
 
 
+def _walls(config, connection_file):
+    """Steps 4–5 in the kernel: Landlock, hardening, resource limits (or leave: :func:`_refuse`)."""
+    from . import confine, limits
+    policy = config.get("confine")
+    try:
+        if policy and config.get("enforce"):
+            confine.confine(read_exec=policy["read_exec"], read=[*policy["read"], connection_file],
+                            listable=policy["list"], read_write=policy["read_write"],
+                            sockets=policy.get("sockets", ()))
+        else:
+            confine.harden()
+        limits.apply(config.get("limits") or limits.LIMITS)
+    except Exception as exc:                              # noqa: BLE001 (no walls, no kernel)
+        _refuse(f"its walls could not be put up: {type(exc).__name__}: {exc}")
+
+
+def _kernel(config, connection_file):
+    """The kernel, a child of its keeper (and the first process of its PID namespace)."""
+    try:
+        os.setpgid(0, 0)                                  # its own group: interrupts reach it and what it spawns
+    except OSError:
+        pass
+    _walls(config, connection_file)
+    if "numpy" in sys.modules:                            # a fresh process seeds numpy from the OS; so does a fork
+        sys.modules["numpy"].random.seed()
+    _start(config, connection_file)
+
+
+def _copy_watch(config, out_fd):
+    """The kernel's record of attempts, as the keeper sees it (inside the private directory), to the grader's file."""
+    try:
+        with open(config["watch"], "rb") as fh:
+            data = fh.read(WATCH_BYTES)
+        os.write(out_fd, data)
+    except (OSError, KeyError, TypeError):
+        pass
+
+
+def keep(config, connection_file, *, run_atexit=False):
+    """Steps 1–3 in this process, the keeper; the kernel in its child. Returns the kernel's exit status.
+
+    ``run_atexit``: the kernel runs its exit handlers when it ends (a forked kernel, whose handlers
+    a fresh interpreter would run too).
+    """
+    from . import forkserver, limits, namespaces, processes
+    if len(os.listdir("/proc/self/task")) != 1:           # every thread must be below the walls
+        _refuse("a thread exists before the walls")
+    out_fd = os.open(config["watch_out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600) \
+        if config.get("watch_out") else None
+    limits.oom_first()
+    limits.single_threaded_env()
+    view = config.get("view")
+    if view:
+        view = namespaces.View.from_dict(view)
+        view.read_only = [*view.read_only, os.path.dirname(os.path.abspath(connection_file))]
+        try:
+            namespaces.enter(view)
+        except Exception as exc:                          # noqa: BLE001 (no walls, no kernel)
+            _refuse(f"its namespaces could not be entered: {exc}")
+    else:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    for directory in config.get("make") or [config["workdir"]]:          # in the private tmpfs, where it is one
+        os.makedirs(directory, exist_ok=True)
+    kernel = os.fork()
+    if kernel == 0:
+        if out_fd is not None:
+            os.close(out_fd)
+        forkserver.run_and_exit(lambda: _kernel(config, connection_file), run_atexit=run_atexit)
+
+    def forward(signum, frame):
+        try:
+            os.kill(kernel, signum)
+        except OSError:
+            pass
+
+    def stop(signum=None, frame=None):
+        try:
+            os.kill(kernel, signal.SIGKILL)               # the first of its PID namespace: all of it goes
+            os.killpg(kernel, signal.SIGKILL)
+        except OSError:
+            pass
+        processes.kill_children(os.getpid())              # without namespaces: what the subreaper inherited
+
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGTERM, stop)
+    status = None
+    while True:                                           # until nothing is left below the keeper
+        try:
+            pid, raw = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == kernel:
+            status = os.waitstatus_to_exitcode(raw)
+        if status is not None:
+            stop()                                        # the kernel is gone: so goes what it left
+    if out_fd is not None:
+        _copy_watch(config, out_fd)
+        os.close(out_fd)
+    return status if status >= 0 else 128 - status
+
+
 def _connection_file():
     return sys.argv[sys.argv.index("-f") + 1] if "-f" in sys.argv else None
 
 
-def main():
-    """A freshly started kernel: ``kernel_boot.py CONFIG.json -f CONNECTION_FILE ...``."""
+def _config():
     with open(sys.argv[1], encoding="utf-8") as fh:
-        config = json.load(fh)
+        return json.load(fh)
+
+
+def main():
+    """A freshly started kernel: ``boot.py BOOT.json -f CONNECTION_FILE ...`` (this process is the keeper)."""
+    config = _config()
     os.closerange(3, 1 << 16)                             # nothing the nbval process opened reaches the kernel
-    connection_file = _connection_file()
-    policy = config.get("confine")
-    if policy and connection_file:
-        _confine(policy, connection_file, config.get("enforce"))
-    set_paths(config)
-    _start(config, connection_file)
+    sys.exit(keep(config, _connection_file()))
 
 
-# --- the kernel zygote: import once per batch, fork a confined kernel per run ------------------------
+# --- the kernel zygote: import once per batch, fork a walled kernel per run ------------------------
 
-#: The batch-wide part of a run's configuration: a forked kernel's must equal its zygote's.
-BATCH_KEYS = ("lib", "site", "denied", "denied_prefixes", "output_limit")
-#: Top-level packages a zygote may import ahead of the kernels (no import-time side effect that
-#: depends on a run: matplotlib, for one, fixes its configuration directory when imported).
-PRELOADABLE = ("numpy", "scipy", "sympy", "lessonlib")
-_PR_SET_CHILD_SUBREAPER = 36
 #: What every kernel imports as it starts or formats its first traceback (measured: after a fork,
 #: a kernel imported about 200 modules more without these).
 KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
@@ -247,66 +335,14 @@ def _preload(names):
                 pass
 
 
-def _kernel(request, batch, confine, processes):
-    """In the forked kernel (a child of its keeper): confine, then start exactly as :func:`main` does."""
-    os.setpgid(0, 0)                                      # its own group: interrupts reach it and what it spawns
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        config = json.load(fh)
+
+def _keep_forked(batch):
+    """A keeper forked by the zygote for one run: its run must be the zygote's batch, then :func:`keep`."""
+    config = _config()
     os.closerange(3, 1 << 16)
-    connection_file = _connection_file()
     if any(config.get(k) != batch.get(k) for k in BATCH_KEYS):
-        os.write(2, b"lessonlib-grade: the graded kernel could not confine itself: its run is not the zygote's batch\n")
-        os._exit(70)
-    if len(os.listdir("/proc/self/task")) != 1:           # every thread must be below the walls
-        os.write(2, b"lessonlib-grade: the graded kernel could not confine itself: a thread exists before the walls\n")
-        os._exit(70)
-    policy = config.get("confine")
-    if policy and connection_file:
-        _confine(policy, connection_file, config.get("enforce"), module=confine)
-    if "numpy" in sys.modules:                            # a fresh process seeds numpy from the OS; so does a fork
-        sys.modules["numpy"].random.seed()
-    _start(config, connection_file)
-
-
-def _keep(request, batch, confine, processes, forkserver):
-    """The keeper of one forked kernel (the zygote's child): what the kernel spawns stays below it.
-
-    It forks the kernel, forwards interrupts to it, and when the kernel ends (or the grader asks
-    with SIGTERM) kills everything still below it: being a subreaper, it inherits every orphan the
-    kernel left (double forks, ``setsid``). Its exit status is the kernel's (128 + signal when killed).
-    """
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    kernel = os.fork()
-    if kernel == 0:
-        forkserver.run_and_exit(lambda: _kernel(request, batch, confine, processes), run_atexit=True)
-
-    def forward(signum, frame):
-        try:
-            os.kill(kernel, signum)
-        except OSError:
-            pass
-
-    def stop(signum=None, frame=None):
-        try:
-            os.killpg(kernel, signal.SIGKILL)
-        except OSError:
-            pass
-        processes.kill_children(os.getpid())
-
-    signal.signal(signal.SIGINT, forward)
-    signal.signal(signal.SIGTERM, stop)
-    status = None
-    while True:                                           # until nothing is left below the keeper
-        try:
-            pid, raw = os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-        if pid == kernel:
-            status = os.waitstatus_to_exitcode(raw)
-        if status is not None:
-            stop()                                        # the kernel is gone: so goes what it left
-    return status if status >= 0 else 128 - status
+        _refuse("its run is not the zygote's batch", batch=True)
+    return keep(config, _connection_file(), run_atexit=True)
 
 
 def zygote(config_path, control_fd):
@@ -315,11 +351,12 @@ def zygote(config_path, control_fd):
         batch = json.load(fh)
     os.closerange(3, control_fd)
     os.closerange(control_fd + 1, 1 << 16)
-    from . import confine, forkserver, processes
+    from . import forkserver, limits
+    limits.single_threaded_env()
     set_paths(batch)
     _preload(batch.get("preload", ()))
     os.chdir(os.path.dirname(os.path.abspath(__file__)))
-    forkserver.serve(control_fd, lambda request: _keep(request, batch, confine, processes, forkserver))
+    forkserver.serve(control_fd, lambda request: _keep_forked(batch))
 
 
 def entry(argv):

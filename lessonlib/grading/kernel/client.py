@@ -2,7 +2,8 @@
 
 In a graded run (the kernel was started by ``lessonlib-grade``; ``LESSONLIB_JUDGE`` is set) the check
 cell's ``check("rnea-static", static_torques)`` (:func:`lessonlib.grading.check`) comes here: the
-client connects to the judge process, proves it belongs to this run, and then only *serves*: the
+client connects to the judge process (which serves only this run's kernel, and only the check whose
+check cell is running), and then only *serves*: the
 judge sends test inputs, the client calls the student's functions and sends back plain data
 (:mod:`.protocol`), and finally prints the verdict line the judge sends (or raises
 :class:`CheckFailed` with the judge's message). The judge records the verdict out of band; whatever
@@ -24,9 +25,9 @@ import traceback
 from . import protocol
 from .errors import CheckFailed, StudentError
 
-#: Environment variables the grader sets in the graded kernel (the address and the run's token).
+#: Environment variable the grader sets in the graded kernel: its judge's address (no secret: the judge
+#: serves only this run's kernel, and only the check whose check cell is running).
 JUDGE_ENV = "LESSONLIB_JUDGE"
-TOKEN_ENV = "LESSONLIB_JUDGE_TOKEN"
 #: How much of a student function's own printing is kept for the failure message (characters).
 PRINT_LIMIT = 2000
 #: How long the client waits for the judge's next message (seconds); the cell timeout comes first.
@@ -93,7 +94,7 @@ def call_student(fn, args, kwargs):
             value = fn(*args, **kwargs)
     except Exception as exc:                              # the student's function failed
         raise StudentError(type(exc).__name__, str(exc)[:1000], _student_frames(exc.__traceback__),
-                           buffer.getvalue()) from None
+                           buffer.getvalue(), getattr(exc, "errno", None)) from None
     try:
         return protocol.encode(value)
     except protocol.ProtocolError as exc:
@@ -116,7 +117,7 @@ def _serve(sock, functions, model=None):
             reply = {"op": "result", "value": call_student(functions[index], args, kwargs)}
         except StudentError as err:
             reply = {"op": "raised", "kind": err.kind, "message": err.message, "where": err.where,
-                     "printed": err.printed}
+                     "printed": err.printed, "errno": err.errno}
         protocol.send(sock, reply)
 
 
@@ -131,10 +132,10 @@ def _connect(address):
     return socket.create_connection((host, int(port)), timeout=JUDGE_WAIT)
 
 
-def _judged(address, token, check_id, functions, model=None):
+def _judged(address, check_id, functions, model=None):
     try:
         with _connect(address) as sock:
-            protocol.send(sock, {"op": "begin", "token": token, "check": check_id,
+            protocol.send(sock, {"op": "begin", "check": check_id,
                                  "functions": [getattr(f, "__name__", "?") for f in functions]})
             verdict = _serve(sock, functions, model)
     except (OSError, protocol.ProtocolError) as exc:
@@ -157,4 +158,4 @@ def judged(check_id, functions, *, model=None):
     ``model``: the module defining ``Model`` (:mod:`lessonlib.model`), so that models the judge
     sends arrive as models.
     """
-    return _judged(os.environ[JUDGE_ENV], os.environ.get(TOKEN_ENV, ""), str(check_id), functions, model)
+    return _judged(os.environ[JUDGE_ENV], str(check_id), functions, model)

@@ -1,23 +1,25 @@
 """Kernel-enforced confinement of the graded kernel: Linux Landlock through ``ctypes``.
 
-The kernel bootstrap (:mod:`.kernel_boot`) calls :func:`confine` on itself before ipykernel
-starts. From then on that process and every process it starts (Landlock domains are inherited
+The kernel bootstrap (:mod:`.boot`) calls :func:`confine` on itself before ipykernel starts
+(inside its own namespaces, where those hold: this is the second wall). From then on that process and every process it starts (Landlock domains are inherited
 and cannot be left) can only:
 
 * read and execute beneath ``read_exec`` (the Python installation, the packages it imports);
 * read beneath ``read`` (the stripped sandbox copy of ``lessonlib``, single files such as the
   kernel's connection file and ``/dev/urandom``);
 * read and write beneath ``read_write`` (its own empty working directory, private tmp);
-* bind TCP only on ``bind_ports`` (the kernel's five ZeroMQ ports) and connect to no TCP port
-  (ABI 4; the judge is reached on a Unix socket);
+* create Unix sockets beneath ``sockets`` and nothing else there (its channel directory: ZeroMQ's
+  sockets; the judge's socket is there too);
+* bind and connect no TCP port at all (ABI 4; ZeroMQ and the judge are reached on Unix sockets);
 * signal and reach abstract Unix sockets only of processes in its own domain (ABI 6), so it
   cannot signal the nbval process, the judge or the grader;
 * ptrace nothing outside its domain (Landlock, every ABI).
 
 Everything else — the real ``lessonlib`` source, the solution notebooks, other submissions, the
 grader's files, ``/proc`` of other processes, ``/dev/fd`` — gives ``PermissionError``. When the
-process runs as root it also drops every capability (and the bounding set), so a root kernel is an
-unprivileged process inside the same walls. Older ABIs lose the later walls (:func:`describe`
+process holds capabilities (root, or any process in a user namespace of its own) it drops every one
+(and the bounding set), so it is an unprivileged process inside the same walls; and it may not start
+a new session (seccomp: :func:`forbid_new_sessions`). Older ABIs lose the later walls (:func:`describe`
 says which hold); without Landlock :func:`abi` is 0 and the grader falls back on review
 (see ``README.md``). ``LESSONLIB_GRADE_CONFINEMENT=none`` simulates that, ``=abi3`` an older
 kernel (tests, other systems).
@@ -36,7 +38,7 @@ SWITCH = "LESSONLIB_GRADE_CONFINEMENT"
 _SYS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446), "arm64": (444, 445, 446),
         "riscv64": (444, 445, 446), "ppc64le": (444, 445, 446), "s390x": (444, 445, 446)}
 _CREATE_RULESET_VERSION = 1
-_RULE_PATH_BENEATH, _RULE_NET_PORT = 1, 2
+_RULE_PATH_BENEATH = 1
 # Filesystem rights (ABI 1 unless noted).
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
@@ -49,6 +51,7 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1      # ABI 6
 RX = EXECUTE | READ_FILE | READ_DIR
 R = READ_FILE | READ_DIR
 RW = R | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG | MAKE_SYM | MAKE_FIFO | TRUNCATE
+SOCKETS = MAKE_SOCK | REMOVE_FILE
 _FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
 _PR_SET_DUMPABLE = 4
@@ -145,28 +148,80 @@ def not_dumpable():
         pass
 
 
-def harden():
-    """No new privileges, and no capabilities when root (Linux): what holds even without Landlock.
+#: ``setsid`` by architecture (``seccomp_data.arch`` → system call numbers): a new session would be a new
+#: scheduling group (Linux's autogroups), so a kernel that may not start one shares the CPU as one run.
+_SETSID = {0xC000003E: (112, 0x40000000 | 112), 0x40000003: (66,), 0xC00000B7: (157,), 0xC00000F3: (157,)}
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_EPERM = 0x7FFF0000, 0x00050000 | 1
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 
-    Returns True when applied. Landlock needs it anyway; without Landlock it still stops a root
-    kernel from ptracing, signalling or changing the identity of the grader's processes by privilege.
+
+def _seccomp_program(calls):
+    """A classic-BPF seccomp program refusing (EPERM) the system calls ``calls`` = ``{arch: numbers}``.
+
+    Layout: load the architecture; one jump per known architecture to its block; allow. Each block
+    loads the call number, jumps to the refusal on a match, else allows. The refusal comes last.
+    """
+    load_arch, load_nr = (0x20, 0, 0, 4), (0x20, 0, 0, 0)          # BPF_LD|BPF_W|BPF_ABS, seccomp_data
+    allow, refuse = (0x06, 0, 0, _SECCOMP_RET_ALLOW), (0x06, 0, 0, _SECCOMP_RET_EPERM)
+    blocks = [[load_nr] + [("nr", n) for n in numbers] + [allow] for numbers in calls.values()]
+    starts, at = [], 1 + len(calls) + 1
+    for block in blocks:
+        starts.append(at)
+        at += len(block)
+    program = [load_arch] + [(0x15, start - (1 + k) - 1, 0, arch)                # BPF_JMP|BPF_JEQ|BPF_K
+                             for k, (arch, start) in enumerate(zip(calls, starts))] + [allow]
+    for block in blocks:
+        for insn in block:
+            program.append((0x15, at - len(program) - 1, 0, insn[1]) if insn[0] == "nr" else insn)
+    return program + [refuse]
+
+
+def forbid_new_sessions():
+    """Refuse ``setsid`` to this process and its children (seccomp; needs no new privileges first).
+
+    Linux schedules each session as a group of its own (autogroup): a kernel whose children each
+    start a session would take a CPU share per child from its classmates' runs. Without it, all of a
+    kernel's processes share one group's share. Returns False where seccomp is not available.
+    """
+    if platform.system() != "Linux":
+        return False
+    program = _seccomp_program(_SETSID)
+    raw = b"".join(struct.pack("=HBBI", *insn) for insn in program)
+    filters = ctypes.create_string_buffer(raw, len(raw))
+    fprog = struct.pack("@HP", len(program), ctypes.addressof(filters))       # struct sock_fprog
+    buf = ctypes.create_string_buffer(fprog, len(fprog))
+    libc = _libc()
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(buf), 0, 0) < 0:
+        return False
+    return True
+
+
+def harden():
+    """No new privileges, no capabilities, no new sessions (Linux): what holds even without Landlock.
+
+    Returns True when applied. Every capability is dropped, also by a process that is not root: a
+    keeper that entered its own user namespace holds all of them there. Landlock needs no new
+    privileges anyway; without Landlock this still stops a root kernel from ptracing, signalling or
+    changing the identity of the grader's processes by privilege.
     """
     if platform.system() != "Linux":
         return False
     libc = _libc()
     _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
-    if os.geteuid() == 0:
-        _drop_capabilities(libc)
+    _drop_capabilities(libc)
+    forbid_new_sessions()
     return True
 
 
-def confine(*, read_exec=(), read=(), read_write=(), listable=(), bind_ports=()):
+def confine(*, read_exec=(), read=(), read_write=(), listable=(), sockets=()):
     """Confine this process and its future children; returns the ABI version used.
 
     ``read_exec``, ``read``, ``read_write``: trees (or single files) granted :data:`RX`, :data:`R`,
     :data:`RW`; ``listable``: directories whose entries may be listed (no more: their files need
-    a rule of their own); ``bind_ports``: the TCP ports the process may bind. Paths that do not
-    exist are skipped. Raises :class:`ConfinementError` if Landlock is not
+    a rule of their own); ``sockets``: directories where it may create (and remove) Unix sockets
+    and nothing else (:data:`SOCKETS`). No TCP port may be bound or connected to (ABI 4). Paths that
+    do not exist are skipped. Raises :class:`ConfinementError` if Landlock is not
     available or any step fails (the caller must then not run untrusted code).
     """
     version = abi()
@@ -182,14 +237,10 @@ def confine(*, read_exec=(), read=(), read_write=(), listable=(), bind_ports=())
     ruleset = _check(libc.syscall(ctypes.c_long(numbers[0]), buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)),
                      "landlock_create_ruleset")
     try:
-        for paths, rights in ((read_exec, RX), (read, R), (read_write, RW), (listable, READ_DIR)):
+        for paths, rights in ((read_exec, RX), (read, R), (read_write, RW), (listable, READ_DIR),
+                              (sockets, SOCKETS)):
             for path in paths:
                 _add_path(libc, numbers, ruleset, path, rights, handled_fs)
-        if handled_net:
-            for port in bind_ports:
-                net = ctypes.create_string_buffer(struct.pack("=QQ", _NET_BIND_TCP, int(port)), 16)
-                _check(libc.syscall(ctypes.c_long(numbers[1]), ctypes.c_int(ruleset), ctypes.c_int(_RULE_NET_PORT),
-                                    net, ctypes.c_uint32(0)), f"landlock_add_rule(port {port})")
         harden()
         _check(libc.syscall(ctypes.c_long(numbers[2]), ctypes.c_int(ruleset), ctypes.c_uint32(0)),
                "landlock_restrict_self")

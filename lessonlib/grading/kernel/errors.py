@@ -17,6 +17,7 @@ class NotAvailableWhileGrading(ImportError):
 class StudentError(Exception):
     """A student function raised, printed too much, or returned something that is not plain data."""
 
-    def __init__(self, kind, message, where="", printed=""):
+    def __init__(self, kind, message, where="", printed="", errno=None):
         super().__init__(f"{kind}: {message}")
         self.kind, self.message, self.where, self.printed = kind, message, where, printed
+        self.errno = errno if isinstance(errno, int) and not isinstance(errno, bool) else None

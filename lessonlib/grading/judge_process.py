@@ -1,65 +1,70 @@
-"""The judge process of one graded run, seen from the grader (the judge itself is :mod:`.judge`).
+"""The judge process of one graded run, seen from the grader (the judge itself is :mod:`.checks.judge`).
 
-The grader binds the listening Unix socket (in a fresh private directory) and draws the token,
-so the kernel can be started at once (its connection waits in the backlog while the judge
-imports); the judge inherits the socket and draws its secret seed itself. Once nbval runs,
-:meth:`JudgeProcess.trust` tells the judge its process id: the judge then serves only processes
-below it (the kernel), so another graded run's kernel cannot use this run's token. The judge's
-verdict lines come back on its stdout pipe, the only channel the grader believes.
+The grader binds the listening Unix socket (in the run's channel directory, the only place the
+kernel's world shares with it), so the kernel can be started at once (its connection waits in the
+backlog while the judge starts), and makes the run's **window**: a socket pair, one end for the
+judge, the other (:attr:`JudgeProcess.window_fd`) for the run's nbval process, which tells the
+judge which cell runs. Once the kernel runs, :meth:`JudgeProcess.trust` names the process below
+which it lives: the judge then serves only processes below it. The judge's records (verdicts and
+refusals) come back on its stdout pipe, the only channel the grader believes.
 """
 from __future__ import annotations
 
 import json
 import os
 import queue
-import secrets
-import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 
 from .processes import clean_env, kill_tree
 
+#: Judge records the grader keeps (anything else on the judge's stdout is ignored).
+EVENTS = ("verdict", "refused")
+
 
 class JudgeProcess:
-    """Start the judge on a socket bound here, read its verdict lines in the background, stop it."""
+    """Start the judge on a socket bound at ``socket_path``, read its records in the background, stop it.
 
-    def __init__(self, options, exercise, student, workdir, zygote=None):
-        self.sockdir = tempfile.mkdtemp(prefix="lg-")
-        path = os.path.join(self.sockdir, "judge.sock")
+    ``cells``: ``{code cell number: check id}`` of the graded notebook's check cells; ``log_dir``:
+    where its stderr goes (``judge.log``); ``zygote``: the batch's judge zygote, or None.
+    """
+
+    def __init__(self, options, exercise, student, socket_path, log_dir, *, cells, zygote=None):
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
+        server.bind(os.fspath(socket_path))
         server.listen(16)
-        self.address = "unix:" + path
-        self.token = secrets.token_hex(16)
-        config = {"exercise": exercise, "student": student, "max_attempts": options.max_attempts,
-                  "wait": options.cell_timeout + 30, "fd": server.fileno(), "token": self.token}
-        log = open(os.path.join(workdir, "judge.log"), "wb")
+        self.address = "unix:" + os.fspath(socket_path)
+        ours, self.window_fd = (s.detach() for s in socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM))
+        config = {"exercise": exercise, "student": student, "wait": options.cell_timeout + 30,
+                  "cells": {str(k): v for k, v in cells.items()}}
+        log = open(os.path.join(log_dir, "judge.log"), "wb")
         try:
-            self.proc = self._forked(zygote, server, log, workdir, config) if zygote is not None else None
+            self.proc = self._forked(zygote, server, ours, log, log_dir, config) if zygote is not None else None
             if self.proc is None:
+                config.update(fd=server.fileno(), window=ours)
                 self.proc = subprocess.Popen(
                     [options.python, "-I", "-m", "lessonlib.grading.checks.judge"], stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=log, cwd=workdir, env=clean_env(), start_new_session=True,
-                    pass_fds=(server.fileno(),))
+                    stdout=subprocess.PIPE, stderr=log, cwd=log_dir, env=clean_env(), start_new_session=True,
+                    pass_fds=(server.fileno(), ours))
         finally:
-            server.close()                                # the judge holds its own copy
+            server.close()                                # the judge holds its own copies
+            os.close(ours)
             log.close()
         self.lines = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         self._send(config)
-        self.verdicts = []
+        self.records = []
 
     @staticmethod
-    def _forked(zygote, server, log, workdir, config):
+    def _forked(zygote, server, window, log, log_dir, config):
         """The judge forked from the batch's judge zygote (None if the zygote cannot fork)."""
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         try:
-            proc = zygote.spawn([], env=clean_env(), cwd=workdir,
-                                fds={0: stdin_r, 1: stdout_w, 2: log.fileno(), 3: server.fileno()})
+            proc = zygote.spawn([], env=clean_env(), cwd=log_dir,
+                                fds={0: stdin_r, 1: stdout_w, 2: log.fileno(), 3: server.fileno(), 4: window})
         except OSError:
             os.close(stdin_w)
             os.close(stdout_r)
@@ -67,7 +72,7 @@ class JudgeProcess:
         finally:
             os.close(stdin_r)
             os.close(stdout_w)
-        config["fd"] = 3                                  # where the forked judge finds the socket
+        config.update(fd=3, window=4)                     # where the forked judge finds them
         proc.stdin, proc.stdout = os.fdopen(stdin_w, "wb"), os.fdopen(stdout_r, "rb")
         return proc
 
@@ -79,8 +84,14 @@ class JudgeProcess:
             pass                                          # a dead judge records nothing: no points
 
     def trust(self, pid):
-        """Serve only the processes descending from ``pid`` (the run's nbval process)."""
+        """Serve only the processes descending from ``pid`` (the run's kernel keeper, or nbval process)."""
         self._send({"trust": int(pid)})
+
+    def close_window(self):
+        """The nbval process has its end of the window: the grader's copy goes (once: the number may be reused)."""
+        fd, self.window_fd = self.window_fd, None
+        if fd is not None:
+            os.close(fd)
 
     def _read(self):
         for raw in self.proc.stdout:
@@ -91,7 +102,7 @@ class JudgeProcess:
         self.lines.put(None)
 
     def stop(self):
-        """Close the judge's stdin, collect every verdict it printed, and make sure it is gone."""
+        """Close the judge's stdin, collect every record it printed, and make sure it is gone."""
         try:
             self.proc.stdin.close()
         except OSError:
@@ -101,20 +112,19 @@ class JudgeProcess:
         except subprocess.TimeoutExpired:
             kill_tree(self.proc)
         self.reader.join(timeout=10)
-        shutil.rmtree(self.sockdir, ignore_errors=True)
-        verdicts = []
+        records = []
         while True:
             try:
                 item = self.lines.get_nowait()
             except queue.Empty:
                 break
-            if item and item.get("event") == "verdict":
-                verdicts.append(item)
-        self.verdicts = verdicts
-        return verdicts
+            if isinstance(item, dict) and item.get("event") in EVENTS:
+                records.append(item)
+        self.records = records
+        return records
 
     def kill(self):
         """Make sure the judge is gone (after a failure of the run)."""
+        self.close_window()
         if self.proc.poll() is None:
             kill_tree(self.proc)
-        shutil.rmtree(self.sockdir, ignore_errors=True)

@@ -401,7 +401,9 @@ def _raised(fn, args, kwargs, err):
         text += f"\n  in your code:\n{display.indent(err.where.rstrip(), 4)}"
     if err.printed:
         text += f"\n  it printed:\n{display.indent(err.printed.rstrip()[:1000], 4)}"
-    return _Failure(text, USED_LIBRARY if err.kind == "NotAvailableWhileGrading" else FAILED)
+    failure = _Failure(text, USED_LIBRARY if err.kind == "NotAvailableWhileGrading" else FAILED)
+    failure.raised, failure.errno = err.kind, err.errno
+    return failure
 
 
 class _Failure(CheckFailed):
@@ -413,6 +415,7 @@ class _Failure(CheckFailed):
         self.step, self.got, self.atol = step, got, atol
         self.notes = []                                   # lines added by suspects and known mistakes
         self.function = ""                                # NO_ANSWER: the student function that did not return
+        self.raised, self.errno = "", None                # the student's function raised this (its class name)
 
     def __str__(self):
         return "\n".join([self.text] + [f"  {note}" for note in self.notes]
@@ -437,6 +440,8 @@ class Verdict:
     line: str = ""
     message: str = ""
     function: str = ""              # NO_ANSWER: the student function in flight
+    raised: str = ""                # the class of the exception the student's function raised, if it did
+    errno: object = None            # and its errno (an OSError's), for the limits
 
 
 class _Named:
@@ -528,7 +533,7 @@ def run_check(check, functions, *, seed, student):
             elif mistakes:
                 exc.notes.append("likely mistake, one of: " + "; ".join(mistakes))
         return Verdict(check.id, False, exc.status, message=f"✗ [{check.id}] {check.title}\n{exc}",
-                       function=exc.function)
+                       function=exc.function, raised=exc.raised, errno=exc.errno)
     except OSError:                                       # between two calls: the kernel stopped answering
         return Verdict(check.id, False, NO_ANSWER, message=f"✗ [{check.id}] {check.title}\nyour code did not answer")
     except Exception as exc:                              # a bug in the checker, not the student's fault

@@ -1,33 +1,31 @@
 """The judge: the clean process that runs one graded run's checks (``python -I -m lessonlib.grading.checks.judge``).
 
-The grader binds a listening Unix socket in a fresh private directory, draws a one-time **token**,
-starts the judge with the socket inherited (so the kernel can start at once: its connection waits
-in the backlog) and writes one JSON line on the judge's stdin: ``{"exercise": ..., "student": ...,
-"fd": ..., "token": ..., "max_attempts": ..., "wait": ...}``; once nbval runs, a second line
-``{"trust": PID}`` names the run's nbval process. The judge then
+The grader binds a listening Unix socket in the run's channel directory and starts the judge with
+it inherited (so the kernel can be started at once: its connection waits in the backlog), together
+with one end of the run's **window** (a socket pair whose other end the run's nbval process holds),
+and writes one JSON line on the judge's stdin: ``{"exercise", "student", "fd", "window", "cells",
+"wait"}`` — ``cells`` maps each check cell's number in the graded notebook to its check id. Once the
+kernel runs, a line ``{"trust": PID}`` names the process below which the kernel lives. The judge then
 
 1. makes itself non-dumpable (Linux: other processes of the same user cannot read its memory or
    open its pipes through ``/proc``) and draws a **secret seed** from ``os.urandom`` — it never
    leaves this process;
-2. for each connection from a process below the trusted one (checked with ``SO_PEERCRED`` and
-   ``/proc``: another graded run's kernel cannot use this run's judge, even with its token) that
-   starts with the token and a known check id, runs that check with
-   proxies for the student's functions: inputs go to the kernel as plain data, results come back
-   as plain data (:mod:`.protocol`); the random inputs come from
-   ``sha256(secret, student, check, attempt)``, fresh for every attempt;
-3. prints one ``{"event": "verdict", ...}`` line per attempt on its stdout — the only channel the
-   grader believes — *before* answering the kernel;
-4. exits when the grader closes its stdin.
-
-At most ``max_attempts`` attempts per check id are judged in a run, so the expected values a failed
-attempt reveals cannot be replayed (the next attempt has other inputs) nor collected at length.
-The token is not a secret from the kernel (the kernel must present it); with the process check it
-keeps other local processes and other graded runs out.
+2. follows the window: before nbval runs cell ``k`` it says so and waits for the judge's answer,
+   and says when the cell has ended — so the judge always knows which cell is running;
+3. serves a connection only from a process below the trusted one (``SO_PEERCRED`` and ``/proc``:
+   another graded run's kernel cannot use this run's judge) that asks for **the check whose check
+   cell is running, once in that cell, and not while another judged call is in progress**. Anything
+   else — a call from an answer cell, a second call in the same check cell, a call for another
+   check, a call from inside the student's function the check is calling — is **refused**, and the
+   refusal is recorded (``{"event": "refused", "check", "cell", "reason"}``): the grader sends that
+   check to review. So the judge is no oracle: an answer cannot ask it what is wrong and try again;
+4. for the accepted call, runs the check with proxies for the student's functions: inputs go to
+   the kernel as plain data, results come back as plain data (:mod:`..kernel.protocol`); the random
+   inputs come from ``sha256(secret, student, check)``;
+5. prints one ``{"event": "verdict", ...}`` line per judged check on its stdout — the only channel the
+   grader believes — *before* answering the kernel; exits when the grader closes its stdin.
 """
-from __future__ import annotations
-
 import hashlib
-import hmac
 import json
 import os
 import socket
@@ -40,8 +38,6 @@ from ..kernel.confine import not_dumpable
 from ..kernel.errors import StudentError
 from .checker import FAILED, load_exercise, run_check
 
-#: Attempts per check id judged in one graded run.
-MAX_ATTEMPTS = 3
 #: Connections served in one graded run (a kernel opening more gets no answer).
 MAX_CONNECTIONS = 64
 
@@ -81,35 +77,63 @@ class RemoteFunction:
             return protocol.decode(reply.get("value"))
         if reply.get("op") == "raised":
             text = lambda key, n: str(reply.get(key, ""))[:n]      # noqa: E731
-            raise StudentError(text("kind", 80), text("message", 1000), text("where", 1500), text("printed", 2000))
+            raise StudentError(text("kind", 80), text("message", 1000), text("where", 1500), text("printed", 2000),
+                               reply.get("errno"))
         raise protocol.ProtocolError(f"unexpected reply {str(reply.get('op'))[:40]!r}")
 
 
 class Judge:
-    """Serves one graded run (one exercise, one student) on a listening socket."""
+    """Serves one graded run (one exercise, one student) on a listening socket, one check cell at a time."""
 
-    def __init__(self, exercise, student, *, server, token, max_attempts=MAX_ATTEMPTS, wait=120.0, emit=None):
+    def __init__(self, exercise, student, *, server, cells=None, wait=120.0, emit=None):
         self.exercise, self.student = exercise, student
-        self.max_attempts, self.wait = max_attempts, wait
-        self.secret, self.token = os.urandom(32), token
-        self.attempts, self.lock = {}, threading.Lock()
+        self.cells = {int(k): v for k, v in (cells or {}).items()}
+        self.wait = wait
+        self.secret = os.urandom(32)
+        self.lock = threading.Lock()
         self.emit = emit or _emit
         self.server = server
         self.trusted_pid, self.trusted = None, threading.Event()
+        self.running, self.used, self.busy = None, False, False     # the cell nbval runs; its call taken; a call on
 
     def trust(self, pid):
-        """Serve only processes descending from ``pid`` (the graded run's nbval process)."""
+        """Serve only processes descending from ``pid`` (the run's kernel, or its nbval process)."""
         self.trusted_pid = int(pid)
         self.trusted.set()
 
+    def start(self, cell):
+        """nbval is about to run code cell ``cell``."""
+        with self.lock:
+            self.running, self.used = int(cell), False
+
+    def done(self, cell):
+        """Code cell ``cell`` has ended."""
+        with self.lock:
+            if self.running == int(cell):
+                self.running = None
+
     def peer_ok(self, conn):
-        """Is the connecting process below the trusted one? (Linux Unix sockets; else the token decides.)"""
+        """Is the connecting process below the trusted one? (Linux Unix sockets; else the window alone decides.)"""
         if conn.family != getattr(socket, "AF_UNIX", None) or not hasattr(socket, "SO_PEERCRED"):
             return True
         if not self.trusted.wait(timeout=self.wait):
             return False
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
         return descends_from(struct.unpack("3i", creds)[0], self.trusted_pid)
+
+    def admit(self, check_id):
+        """``""`` and the call is taken, or why it is refused (``outside``, ``again``, ``nested``, ``other``)."""
+        with self.lock:
+            if self.busy:
+                return "nested"
+            if self.running is None or self.running not in self.cells:
+                return "outside"
+            if self.cells[self.running] != check_id:
+                return "other"
+            if self.used:
+                return "again"
+            self.used = self.busy = True
+            return ""
 
     def serve_forever(self):
         for _ in range(MAX_CONNECTIONS):
@@ -131,35 +155,51 @@ class Judge:
         if not self.peer_ok(conn):
             return
         begin = protocol.recv(conn)
-        if begin.get("op") != "begin" or not hmac.compare_digest(str(begin.get("token", "")), self.token):
+        if begin.get("op") != "begin":
             return
         check_id = begin.get("check")
         check = self.exercise.checks.get(check_id) if isinstance(check_id, str) else None
         if check is None:
+            self.emit({"event": "refused", "check": str(check_id)[:60], "cell": self.running, "reason": "unknown"})
             protocol.send(conn, {"op": "verdict", "passed": False,
                                  "message": f"unknown check {str(check_id)[:60]!r} for exercise {self.exercise.name}"})
             return
-        with self.lock:
-            attempt = self.attempts[check.id] = self.attempts.get(check.id, 0) + 1
-        if attempt > self.max_attempts:
-            protocol.send(conn, {"op": "verdict", "passed": False, "message":
-                                 f"✗ [{check.id}] already judged {self.max_attempts} times in this graded run"})
+        refused = self.admit(check.id)
+        if refused:
+            self.emit({"event": "refused", "check": check.id, "cell": self.running, "reason": refused})
+            protocol.send(conn, {"op": "verdict", "passed": False, "message": f"✗ [{check.id}] {REFUSALS[refused]}"})
             return
-        sent = begin.get("functions")
+        try:
+            reply = self._judge(conn, check, begin.get("functions"))
+        finally:
+            with self.lock:
+                self.busy = False                         # before the kernel hears the verdict: it may go on at once
+        protocol.send(conn, reply)
+
+    def _judge(self, conn, check, sent):
+        """Run ``check`` against the kernel's functions and record the verdict; the reply for the kernel."""
         if not isinstance(sent, list) or len(sent) != len(check.functions):
             message = (f"✗ [{check.id}] the check expects the functions {', '.join(check.functions)}; "
                        f"the check cell passed {len(sent) if isinstance(sent, list) else '?'}")
-            self.emit({"event": "verdict", "check": check.id, "attempt": attempt, "passed": False,
-                       "status": FAILED, "message": message})
-            protocol.send(conn, {"op": "verdict", "passed": False, "message": message})
-            return
-        seed = attempt_seed(self.secret, self.student, check.id, attempt)
+            self.emit({"event": "verdict", "check": check.id, "cell": self.running, "passed": False, "status": FAILED,
+                       "message": message, "function": "", "raised": ""})
+            return {"op": "verdict", "passed": False, "message": message}
+        seed = attempt_seed(self.secret, self.student, check.id, 1)
         verdict = run_check(check, [RemoteFunction(conn, i) for i in range(len(check.functions))],
                             seed=seed, student=self.student)
-        self.emit({"event": "verdict", "check": check.id, "attempt": attempt, "passed": verdict.passed,
-                   "status": verdict.status, "message": verdict.message[:4000], "function": verdict.function})
-        protocol.send(conn, {"op": "verdict", "passed": verdict.passed, "line": verdict.line,
-                             "message": verdict.message})
+        self.emit({"event": "verdict", "check": check.id, "cell": self.running, "passed": verdict.passed,
+                   "status": verdict.status, "message": verdict.message[:4000], "function": verdict.function,
+                   "raised": verdict.raised, "errno": verdict.errno})
+        return {"op": "verdict", "passed": verdict.passed, "line": verdict.line, "message": verdict.message}
+
+
+#: What the kernel is told when the judge refuses a call (the grader's feedback says more).
+REFUSALS = {
+    "outside": "the grader's judge runs a check only from its own check cell",
+    "other": "the grader's judge runs, in a check cell, only that cell's check",
+    "again": "the grader's judge runs a check once per check cell",
+    "nested": "the grader's judge runs one check at a time (not from inside a check)",
+}
 
 
 _emit_lock = threading.Lock()
@@ -176,15 +216,31 @@ def main():
     config = json.loads(sys.stdin.readline())
     server = socket.socket(fileno=int(config["fd"]))
     judge = Judge(load_exercise(config["exercise"]), str(config["student"]), server=server,
-                  token=str(config["token"]), max_attempts=int(config.get("max_attempts", MAX_ATTEMPTS)),
-                  wait=float(config.get("wait", 120.0)))
+                  cells=config.get("cells"), wait=float(config.get("wait", 120.0)))
     threading.Thread(target=judge.serve_forever, daemon=True).start()
+    if config.get("window") is not None:
+        threading.Thread(target=_follow, args=(judge, socket.socket(fileno=int(config["window"]))), daemon=True).start()
     for line in sys.stdin:                                # {"trust": pid} lines, until the grader closes stdin
         try:
             judge.trust(json.loads(line)["trust"])
         except (ValueError, KeyError, TypeError):
             continue
     server.close()
+
+
+def _follow(judge, window):
+    """The window from the nbval process: ``{"start": k}`` (answered once the judge knows) and ``{"done": k}``."""
+    with window, window.makefile("rb") as lines:
+        for raw in lines:
+            try:
+                message = json.loads(raw)
+                if "start" in message:
+                    judge.start(message["start"])
+                    window.sendall((json.dumps({"ok": message["start"]}) + "\n").encode())
+                elif "done" in message:
+                    judge.done(message["done"])
+            except (ValueError, TypeError, OSError):
+                return
 
 
 def zygote(exercise, control_fd):

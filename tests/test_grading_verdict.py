@@ -3,12 +3,15 @@
 :func:`lessonlib.grading.verdict.verdict` is pure, so every status is reached here without a kernel;
 the graded runs of ``test_grading.py`` show the same statuses coming out of real runs.
 """
+import signal
+
 import pytest
 
 from lessonlib.grading.copydetect import Copy
 from lessonlib.grading.report.results import STATUSES, all_checks
-from lessonlib.grading.verdict import CellOutcome, Flags, cell_outcomes, verdict
+from lessonlib.grading import wording
 from lessonlib.grading.notebook import CellRole
+from lessonlib.grading.verdict import CellOutcome, Context, Flags, cell_outcomes, decide, limit_of, verdict
 
 PASS = {"check": "c", "attempt": 1, "passed": True, "status": "passed", "message": ""}
 #: the judge's record when the kernel stopped answering while a student function ran
@@ -17,40 +20,67 @@ LOST = {"check": "c", "attempt": 1, "passed": False, "status": "no-answer",
 FAIL = {"check": "c", "attempt": 1, "passed": False, "status": "failed",
         "message": "✗ [c] title\nexpected\n    [1.]\ngot\n    [2.]"}
 COPY = Copy("answer-rnea", "rnea", "lessonlib.dynamics.rnea.rnea", 0.97)
+ROLES = [CellRole("setup"), CellRole("answer", "a1"), CellRole("check", "c1"), CellRole("answer", "a2"),
+         CellRole("check", "c2"), CellRole("check", "c3")]
+TITLES = {"a1": "(a) First part", "a2": "(b) Second part"}
+CONTEXT = Context(tuple(ROLES), TITLES, cell_timeout=60, timeout=600)
+
+
+def error(ename, evalue="", errno=None):
+    """A cell's exception as nbval's guard records it."""
+    return {"ename": ename, "evalue": evalue, "errno": errno}
+
+
+def failed_answer(ename, evalue="", errno=None):
+    return {"outcome": "failed", "error": error(ename, evalue, errno)}
+
 
 # status -> (cell, judge records, flags, a phrase the message must contain)
 CASES = {
     "passed": (CellOutcome("passed"), [PASS], Flags(), ""),
-    "failed": (CellOutcome("failed", "CheckFailed: ✗ [c]"), [FAIL], Flags(), "expected\n    [1.]\ngot\n    [2.]"),
-    "used-library": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [], Flags(answer_errors=(
-        ("answer-rnea", "raised: NotAvailableWhileGrading: lessonlib.dynamics.rnea is not available while grading"),)),
+    "failed": (CellOutcome("failed", error("CheckFailed", "✗ [c]")), [FAIL], Flags(),
+               "expected\n    [1.]\ngot\n    [2.]"),
+    "used-library": (CellOutcome("failed", error("NameError", "name 'rnea' is not defined")), [], Flags(
+        answer_errors=(("answer-rnea", failed_answer("NotAvailableWhileGrading",
+                                                     "lessonlib.dynamics.rnea is not available while grading")),)),
         "your answer cell “answer-rnea” raised: NotAvailableWhileGrading"),
     "needs-review": (CellOutcome("passed"), [PASS], Flags(copy=COPY),
                      "withheld until an instructor reviews: answer cell 'answer-rnea' defines rnea, which is 97% "
                      "identical (code structure, names ignored) to the library's lessonlib.dynamics.rnea.rnea"),
-    "access-denied": (CellOutcome("failed", "CheckFailed"), [FAIL], Flags(denied=(
+    "access-denied": (CellOutcome("failed", error("CheckFailed")), [FAIL], Flags(denied=(
         {"path": "/proc/1/cmdline", "function": "rnea"},)),
         "your code tried to reach /proc/1/cmdline (in rnea), outside the grader's sandbox; the access was "
         "denied. Compute the answer yourself.\n✗ [c] title"),
-    "output-mismatch": (CellOutcome("failed", "printed 'debug'"), [PASS], Flags(), "printed something else"),
+    "output-mismatch": (CellOutcome("failed"), [PASS], Flags(), "printed something else"),
     "unverified": (CellOutcome("passed"), [], Flags(), "the grader's run of this check never ran"),
-    "error": (CellOutcome("failed", "NameError: name 'rnea' is not defined"), [],
-              Flags(answer_errors=(("(d) The whole RNEA", "raised: SyntaxError: invalid syntax"),)),
+    "error": (CellOutcome("failed", error("NameError", "name 'rnea' is not defined")), [],
+              Flags(answer_errors=(("(d) The whole RNEA", failed_answer("SyntaxError", "invalid syntax")),)),
               "NameError: name 'rnea' is not defined\nyour answer cell “(d) The whole RNEA” raised: SyntaxError"),
-    "timeout": (CellOutcome("timeout", "your answer cell “(b) The outward pass” ran out of time (60 s per cell)"),
-                [], Flags(), "“(b) The outward pass” ran out of time (60 s per cell)"),
-    "kernel-died": (CellOutcome("kernel-died", "the kernel died while running your answer cell “(b)”"), [],
-                    Flags(), "the kernel died while running your answer cell “(b)”"),
-    "not-attempted": (CellOutcome("failed", "CheckFailed"), [{**FAIL, "message": "rnea(...) raised NotImplementedError"}],
-                      Flags(not_attempted="your answer cell “(d) The whole RNEA” is still the exercise's stub"),
-                      "“(d) The whole RNEA” is still the exercise's stub"),
-    "not-run": (CellOutcome("not-run"), [], Flags(run_error="nbval did not run the notebook"),
-                "nbval did not run the notebook"),
-    "checker-error": (CellOutcome("failed", "CheckFailed"), [{**FAIL, "status": "checker-error",
-                                                              "message": "the checker raised KeyError"}], Flags(),
-                      "the checker raised KeyError"),
-    "grader-error": (CellOutcome("passed"), [PASS], Flags(grader_error="the judge failed:\nTraceback"),
-                     "the judge failed"),
+    "timeout": (CellOutcome("timeout", story=("at", ROLES[3], "stuck")), [], Flags(),
+                "your answer cell “(b) Second part” ran out of time (60 s per cell) and did not stop"),
+    "kernel-died": (CellOutcome("kernel-died", story=("at", ROLES[3], "died")), [], Flags(),
+                    "the kernel died while running your answer cell “(b) Second part”"),
+    "not-attempted": (CellOutcome("failed", error("CheckFailed")), [{**FAIL, "message": "rnea(...) raised "
+                                                                     "NotImplementedError"}],
+                      Flags(not_attempted=("(d) The whole RNEA",)),
+                      "your answer cell “(d) The whole RNEA” is still the exercise's stub"),
+    "not-run": (CellOutcome("not-run"), [], Flags(run_failure="signal"), "stopped by a signal"),
+    "checker-error": (CellOutcome("failed", error("CheckFailed")), [{**FAIL, "status": "checker-error",
+                                                                     "message": "the checker raised KeyError"}],
+                      Flags(), "the checker raised KeyError"),
+    "grader-error": (CellOutcome("passed"), [PASS], Flags(grader_failure="judge-failed"),
+                     "the grader's checking process failed"),
+    "memory-limit": (CellOutcome("failed", error("CheckFailed")), [{**FAIL, "raised": "MemoryError"}], Flags(),
+                     "your code reached the memory limit (2 GiB per process)\n✗ [c] title"),
+    "process-limit": (CellOutcome("failed", error("BlockingIOError", "[Errno 11] Resource temporarily "
+                                                  "unavailable", 11)), [], Flags(),
+                      "your code reached the process limit (48 processes and threads)"),
+    "disk-limit": (CellOutcome("failed", error("CheckFailed")), [{**FAIL, "raised": "OSError", "errno": 28}],
+                   Flags(), "your code reached the disk limit (64 MiB in its private directory, or per file)"),
+    "cpu-limit": (CellOutcome("kernel-died", story=("here", "cpu"), cpu=True), [], Flags(),
+                  "your code reached the CPU time limit (600 s per process)"),
+    "output-limit": (CellOutcome("failed", capped=True), [PASS], Flags(), "the check cell's output went over the "
+                     "limit (output limit ("),
 }
 
 
@@ -61,10 +91,29 @@ def test_every_status_but_unreadable_comes_from_the_verdict_rule():
 @pytest.mark.parametrize("status", sorted(CASES))
 def test_verdict(status):
     cell, judge, flags, phrase = CASES[status]
-    got, message = verdict(cell=cell, judge=judge, flags=flags)
+    got, message = verdict(cell=cell, judge=judge, flags=flags, context=CONTEXT)
     assert got == status
     assert phrase in message
     assert (message == "") == (status == "passed")
+
+
+def test_rewording_cannot_change_a_grade(monkeypatch):
+    """The rule reads typed fields only: with every sentence of :mod:`wording` replaced, every status stays."""
+    before = {s: decide(cell=c, judge=j, flags=f) for s, (c, j, f, _) in CASES.items()}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("decide() asked for words")
+    names = [n for n, v in vars(wording).items() if callable(v) and getattr(v, "__module__", "") == wording.__name__]
+    assert len(names) >= 15
+    for name in names:
+        monkeypatch.setattr(wording, name, refuse)
+    assert {s: decide(cell=c, judge=j, flags=f) for s, (c, j, f, _) in CASES.items()} == before
+    # and messages whose words say something else (a pass in the text of a failure) still decide nothing
+    liar = {**FAIL, "message": "✓ passed"}
+    assert decide(cell=CellOutcome("failed", error("CheckFailed", "✓ [c] passed")), judge=[liar],
+                  flags=Flags()).status == "failed"
+    assert decide(cell=CellOutcome("failed", error("NameError", "MemoryError")), judge=[], flags=Flags()).status == \
+        "error"
 
 
 def test_unreadable_is_given_to_every_check_without_a_run():
@@ -78,44 +127,74 @@ def test_unreadable_is_given_to_every_check_without_a_run():
 def test_a_pass_needs_both_nbval_and_the_judge():
     for cell, judge in ((CellOutcome("passed"), [FAIL]), (CellOutcome("passed"), []),
                         (CellOutcome("failed"), [PASS]), (CellOutcome("timeout"), [PASS])):
-        assert verdict(cell=cell, judge=judge, flags=Flags())[0] != "passed"
+        assert decide(cell=cell, judge=judge, flags=Flags()).status != "passed"
     # a later attempt's pass counts (the check cell was re-run in the notebook)
-    assert verdict(cell=CellOutcome("passed"), judge=[FAIL, PASS], flags=Flags())[0] == "passed"
+    assert decide(cell=CellOutcome("passed"), judge=[FAIL, PASS], flags=Flags()).status == "passed"
     # a pass recorded while the cell timed out keeps the cell's state
-    assert verdict(cell=CellOutcome("timeout"), judge=[PASS], flags=Flags())[0] == "timeout"
+    assert decide(cell=CellOutcome("timeout"), judge=[PASS], flags=Flags()).status == "timeout"
+    # a refused call is not a verdict: a refusal alone never passes, and spoils a pass
+    refused = {"event": "refused", "check": "c", "reason": "outside", "cell": 1}
+    assert decide(cell=CellOutcome("passed"), judge=[refused], flags=Flags()).status == "unverified"
+    assert verdict(cell=CellOutcome("passed"), judge=[PASS, refused], flags=Flags(refused=(refused,)),
+                   context=CONTEXT) == (
+        "needs-review", "points withheld until an instructor reviews: your code asked the grader to judge c outside "
+                        "its check cell (from your answer cell “(a) First part”); the grader judges each check once, "
+                        "from its own check cell")
 
 
 def test_review_withholds_only_a_pass_and_says_why():
     review = Flags(review=("answer cell 'answer-rnea' uses exec, open",))
     assert verdict(cell=CellOutcome("passed"), judge=[PASS], flags=review) == (
         "needs-review", "points withheld until an instructor reviews: answer cell 'answer-rnea' uses exec, open")
-    assert verdict(cell=CellOutcome("failed", "CheckFailed"), judge=[FAIL], flags=review)[0] == "failed"
-    status, message = verdict(cell=CellOutcome("failed", "CheckFailed"), judge=[FAIL], flags=Flags(copy=COPY))
+    assert verdict(cell=CellOutcome("failed", error("CheckFailed")), judge=[FAIL], flags=review)[0] == "failed"
+    status, message = verdict(cell=CellOutcome("failed", error("CheckFailed")), judge=[FAIL], flags=Flags(copy=COPY))
     assert status == "failed" and "97% identical" in message       # a failing copy fails, and says so
     # a denied access explains a failure, never spoils a pass (the walls held: the answer is its own)
     denied = Flags(denied=({"path": "/proc/1/cmdline", "function": "rnea"},))
     assert verdict(cell=CellOutcome("passed"), judge=[PASS], flags=denied) == ("passed", "")
-    assert verdict(cell=CellOutcome("kernel-died", "it died in code cell 3"), judge=[], flags=denied)[0] == \
+    assert decide(cell=CellOutcome("kernel-died", story=("here", "died")), judge=[], flags=denied).status == \
         "access-denied"
     # the grader's own failure comes first
-    assert verdict(cell=CellOutcome("passed"), judge=[PASS], flags=Flags(copy=COPY, grader_error="judge"))[0] == \
+    assert decide(cell=CellOutcome("passed"), judge=[PASS], flags=Flags(copy=COPY, grader_failure="lost")).status == \
         "grader-error"
 
 
+def test_limits_come_from_exception_classes_and_errno_never_from_text():
+    assert limit_of("MemoryError", None) == "memory-limit"
+    assert limit_of("OSError", 28) == limit_of("OSError", 27) == "disk-limit"       # ENOSPC, EFBIG
+    assert limit_of("BlockingIOError", 11) == "process-limit"
+    assert limit_of("OSError", 2) == limit_of("ValueError", None) == ""
+    # a limit met in an answer cell explains the check cell's NameError
+    flags = Flags(answer_errors=(("(a) First part", failed_answer("MemoryError")),))
+    status, message = verdict(cell=CellOutcome("failed", error("NameError", "name 'f' is not defined")), judge=[],
+                              flags=flags, context=CONTEXT)
+    assert status == "memory-limit"
+    assert message.splitlines()[0] == "your code reached the memory limit (2 GiB per process)"
+    assert "your answer cell “(a) First part” raised: MemoryError" in message
+    # a CPU limit is told by the kernel's exit, and only in the cell that met it
+    outcomes = cell_outcomes(ROLES, {0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "died": True}}, True,
+                             kernel_exit=-signal.SIGXCPU)
+    assert (outcomes["c2"].state, outcomes["c2"].cpu, outcomes["c2"].story) == ("kernel-died", True,
+                                                                                ("at", ROLES[3], "cpu"))
+    assert verdict(cell=outcomes["c2"], judge=[], flags=Flags(), context=CONTEXT) == (
+        "cpu-limit", "your code reached the CPU time limit (600 s per process)\nyour answer cell “(b) Second part” "
+                     "used up its CPU time, and the kernel was stopped; the checks after it did not run")
+    assert outcomes["c3"].story == ("told", "c2")
+
+
 def test_an_unknown_judge_status_becomes_failed_and_a_bad_cell_state_is_refused():
-    assert verdict(cell=CellOutcome("failed"), judge=[{**FAIL, "status": "hacked"}], flags=Flags())[0] == "failed"
+    assert decide(cell=CellOutcome("failed"), judge=[{**FAIL, "status": "hacked"}], flags=Flags()).status == "failed"
     with pytest.raises(ValueError, match="cell: expected a state in"):
-        verdict(cell=CellOutcome("fine"), judge=[], flags=Flags())
+        decide(cell=CellOutcome("fine"), judge=[], flags=Flags())
 
 
 def test_a_call_that_never_returned_gets_the_cells_story_and_names_the_call():
     """The judge's no-answer record is not a verdict: the cell says what happened, the judge which call."""
-    slow = CellOutcome("timeout", "the check ran out of time (60 s per cell) while it ran your code, and "
-                                  "interrupted it: an endless loop, or a computation far too slow?")
-    assert verdict(cell=slow, judge=[LOST], flags=Flags()) == (
+    slow = CellOutcome("timeout", story=("interrupted",))
+    assert verdict(cell=slow, judge=[LOST], flags=Flags(), context=CONTEXT) == (
         "timeout", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nthe check ran out of time (60 s per "
                    "cell) while it ran your code, and interrupted it: an endless loop, or a computation far too slow?")
-    dead = CellOutcome("kernel-died", "the kernel died while this check ran your code (a crash, os._exit or a signal)")
+    dead = CellOutcome("kernel-died", story=("here", "died"))
     status, message = verdict(cell=dead, judge=[LOST], flags=Flags())
     assert status == "kernel-died" and message.startswith("✗ [c] static torques\nstatic_torques(0.5, 1) did not return\n"
                                                           "the kernel died while this check ran your code")
@@ -124,36 +203,40 @@ def test_a_call_that_never_returned_gets_the_cells_story_and_names_the_call():
     assert verdict(cell=slow, judge=[{**LOST, "function": "static_torques"}], flags=where)[1].splitlines()[1] == \
         "static_torques(0.5, 1) did not return (your answer cell “(a) Static torques”)"
     # the student's own code stopped the call (a KeyboardInterrupt or SystemExit of its own)
-    assert verdict(cell=CellOutcome("failed", "SystemExit: bye"), judge=[LOST], flags=Flags()) == (
+    assert verdict(cell=CellOutcome("failed", error("SystemExit", "bye")), judge=[LOST], flags=Flags()) == (
         "error", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nyour code stopped the check: SystemExit: bye")
     # a stub that never answered is still not attempted; a real verdict after a lost attempt counts
-    stub = Flags(not_attempted="your answer cell “(a)” is still the exercise's stub")
-    assert verdict(cell=CellOutcome("failed", "KeyboardInterrupt: "), judge=[LOST], flags=stub)[0] == "not-attempted"
-    assert verdict(cell=CellOutcome("failed", "CheckFailed"), judge=[LOST, FAIL], flags=Flags())[0] == "failed"
+    stub = Flags(not_attempted=("(a)",))
+    assert decide(cell=CellOutcome("failed", error("KeyboardInterrupt")), judge=[LOST], flags=stub).status == \
+        "not-attempted"
+    assert decide(cell=CellOutcome("failed", error("CheckFailed")), judge=[LOST, FAIL], flags=Flags()).status == "failed"
     assert verdict(cell=CellOutcome("passed"), judge=[LOST], flags=Flags()) == (
         "unverified", "✗ [c] static torques\nstatic_torques(0.5, 1) did not return\nthe check cell printed the verdict "
                       "line, but the grader's run of this check did not finish")
 
 
-ROLES = [CellRole("setup"), CellRole("answer", "a1"), CellRole("check", "c1"), CellRole("answer", "a2"),
-         CellRole("check", "c2"), CellRole("check", "c3")]
-TITLES = {"a1": "(a) First part", "a2": "(b) Second part"}
-OK, FAILED_CELL = {"outcome": "passed"}, {"outcome": "failed", "error": "CheckFailed: ✗ [c3] wrong"}
+OK = {"outcome": "passed"}
+FAILED_CELL = {"outcome": "failed", "error": error("CheckFailed", "✗ [c3] wrong")}
 
 
 def _outcomes(cells, finished=True, **limits):
-    got = cell_outcomes(ROLES, cells, finished, titles=TITLES, **({"cell_timeout": 60, "timeout": 600} | limits))
-    for outcome in got.values():
-        assert "code cell" not in outcome.error and "nbval" not in outcome.error and "xfail" not in outcome.error
-    return {k: (o.state, o.error) for k, o in got.items()}
+    """``{check: (state, the words of its story or its error)}``."""
+    times = {"cell_timeout": 60, "timeout": 600} | limits
+    got = cell_outcomes(ROLES, cells, finished)
+    out = {}
+    for k, o in got.items():
+        text = wording.cell_story(o.story, titles=TITLES, **times) or wording.error_text(o.error)
+        assert "code cell" not in text and "nbval" not in text and "xfail" not in text
+        out[k] = (o.state, text)
+    return out
 
 
 def test_an_interrupted_cell_costs_only_itself():
     """nbval interrupts a cell that runs out of time and goes on: later cells count as they ran."""
     answer = _outcomes({0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "timeout": True}, 4: OK, 5: FAILED_CELL})
     assert answer == {"c1": ("passed", ""), "c2": ("passed", ""), "c3": ("failed", "CheckFailed: ✗ [c3] wrong")}
-    check = _outcomes({0: OK, 1: OK, 2: OK, 3: OK, 4: {"outcome": "failed", "timeout": True, "error": "KeyboardInterrupt: "},
-                       5: OK})
+    check = _outcomes({0: OK, 1: OK, 2: OK, 3: OK, 4: {"outcome": "failed", "timeout": True,
+                                                        "error": error("KeyboardInterrupt")}, 5: OK})
     assert check == {"c1": ("passed", ""), "c3": ("passed", ""),
                      "c2": ("timeout", "the check ran out of time (60 s per cell) while it ran your code, and "
                                        "interrupted it: an endless loop, or a computation far too slow?")}

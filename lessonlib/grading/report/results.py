@@ -42,7 +42,14 @@ STATUSES = {
     "unreadable": "the submission could not be read as a notebook",
     "checker-error": "the checker itself failed (your instructor has been told)",
     "grader-error": "the grader could not run this notebook (your instructor has the details)",
+    "memory-limit": "your code used more memory than a graded run may (the message gives the limit)",
+    "process-limit": "your code started more processes or threads than a graded run may",
+    "disk-limit": "your code wrote more to disk than a graded run may",
+    "cpu-limit": "your code used more CPU time than a graded run may",
+    "output-limit": "your code printed more than a graded run keeps, and the check's own output was lost",
 }
+#: The statuses a resource limit gives a check it stopped.
+LIMIT_STATUSES = ("memory-limit", "process-limit", "disk-limit", "cpu-limit", "output-limit")
 
 
 @dataclass

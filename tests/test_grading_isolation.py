@@ -220,8 +220,10 @@ def _beneath(path, root):
 
 
 def test_the_policy_never_opens_the_repository_the_library_or_other_robotics_packages(tmp_path):
-    policy = confinement_policy(tmp_path / "sandbox", tmp_path / "private", exercise=load_exercise("rnea05"))
-    granted = policy["read_exec"] + policy["read"] + policy["read_write"]
+    from lessonlib.grading.sandbox import RunDirs, run_policy
+    dirs = RunDirs.make(tmp_path)
+    policy = run_policy(confinement_policy(tmp_path / "sandbox", exercise=load_exercise("rnea05")), dirs)
+    granted = policy["read_exec"] + policy["read"] + policy["read_write"] + policy["sockets"]
     secrets = [str(ROOT), str(ROOT / "lessonlib"), str(ROOT / "solutions"), str(ROOT / "exercises")]
     for path in granted:
         assert not any(_beneath(secret, path) for secret in secrets), path      # no allowed tree holds them
@@ -233,7 +235,7 @@ def test_the_policy_never_opens_the_repository_the_library_or_other_robotics_pac
     for d in site_dirs():                                             # listable, but its files one by one
         assert d in policy["list"] and d not in policy["read_exec"]
         assert os.path.join(d, "numpy") in policy["read_exec"]
-    assert str(tmp_path / "private") in policy["read_write"]
+    assert str(dirs.private) in policy["read_write"] and policy["sockets"] == [str(dirs.channel)]
 
 
 @pytest.mark.parametrize("exercise", exercise_names())
@@ -272,25 +274,27 @@ ATTACKS = ("steal_prefix", "steal_proc", "load_package", "exec_source")
 def test_every_attack_scores_zero_inside_the_walls_and_honest_work_full_marks(graded, exercise):
     batch = graded[exercise]
     assert batch["returncode"] == 0, batch["stderr"][-3000:]
-    assert f"protection: Landlock ABI {LANDLOCK}" in batch["stderr"]
+    assert f"walls: filesystem: Landlock ABI {LANDLOCK}" in batch["stderr"]
     results = batch["results"]
     assert sorted(n.removesuffix(".ipynb") for n in results) == batch["names"]     # no row lost
     with open(batch["out"] / "grades.csv", newline="") as fh:
         rows = list(csv.reader(fh))[1:]
     assert {r[0] for r in rows} == set(results)
     honest = results["honest.ipynb"]
-    assert honest["total"] == honest["max"] > 0 and honest["protection"].startswith("Landlock ABI")
+    assert honest["total"] == honest["max"] > 0 and honest["protection"].startswith("filesystem: Landlock ABI")
     ex = load_exercise(exercise)
     names = [n for n in batch["names"] if n not in ("honest", "classmate")]
     assert set(ATTACKS) <= set(names)
     for name in names:
         r = results[f"{name}.ipynb"]
         assert r["total"] == 0 and r["withheld"] == 0, (name, _statuses(r))
-        assert "access-denied" in _statuses(r).values(), (name, _statuses(r))
+        assert set(_statuses(r).values()) <= {"access-denied", "not-attempted"}, (name, _statuses(r))
+        if name != "grader_cmdline":        # the grader's processes are not in the kernel's PID namespace
+            assert "access-denied" in _statuses(r).values(), (name, _statuses(r))
         denied = [c["message"] for c in r["checks"].values() if c["status"] == "access-denied"]
         assert all("outside the grader's sandbox; the access was denied" in m for m in denied)
     if exercise == "rnea05":
-        for name in ("steal_classmate", "grader_cmdline", "probe", *ATTACKS):
+        for name in ("steal_classmate", "probe", *ATTACKS):
             st = _statuses(results[f"{name}.ipynb"])
             assert {st[c] for c in ex.checks if c.startswith("rnea-full")} == {"access-denied"}, (name, st)
         assert results["classmate.ipynb"]["total"] == results["classmate.ipynb"]["max"]
@@ -307,9 +311,15 @@ def test_the_probe_found_every_channel_closed(graded):
     opened = {k for k, v in seen.items() if v == "ok"}
     assert opened == set(), seen
     assert seen["inherited_fds"] == seen["child_cat"] == seen["child_python"] == "empty"   # nothing read
-    assert seen["write_installed_package"] == seen["write_sandbox_library"] == "EACCES"
     assert seen["hardlink"] in ("EXDEV", "EACCES") and seen["open"] == seen["openat_syscall"] == "EACCES"
-    assert seen["ptrace_parent"] == seen["setuid"] == "EPERM"
+    assert seen["tcp_connect"] == "EACCES" and seen["ptrace_parent"] == "EPERM"
+    if "a private read-only root" in graded["rnea05"]["stderr"]:      # namespaces: a world of its own
+        assert seen["write_installed_package"] == seen["write_sandbox_library"] == "EROFS"
+        assert seen["signal_parent"] == "ESRCH" and seen["setuid"] == "EINVAL"          # no grader, no root
+        assert seen["proc_parent_cmdline"] == seen["proc_self_root"] == "ENOENT"
+    else:                                                               # Landlock alone
+        assert seen["write_installed_package"] == seen["write_sandbox_library"] == "EACCES"
+        assert seen["setuid"] == "EPERM"
     assert seen["file_of_a_gigabyte"] == "EFBIG"
     assert graded["numpy_unchanged"]
 
@@ -320,7 +330,7 @@ def test_the_probe_found_every_channel_closed(graded):
 def test_without_walls_the_same_attacks_wait_for_review(graded):
     batch = graded["fallback05"]
     assert batch["returncode"] == 0, batch["stderr"][-3000:]
-    assert "protection: none (Landlock unavailable)" in batch["stderr"]
+    assert "walls: filesystem: none" in batch["stderr"] and "go to review" in batch["stderr"]
     results = batch["results"]
     assert sorted(n.removesuffix(".ipynb") for n in results) == batch["names"]
     for name in ("honest", "classmate"):

@@ -101,12 +101,18 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"
 EXERCISE = ROOT / "exercises" / "05_rnea.ipynb"
 MARK = f"lessonlib-escapee-{os.getpid()}"
-#: An answer that leaves a process behind which escapes every group and directory of the run: a new
-#: session, the root directory, nothing of the run in its command line but the mark.
+#: An answer that leaves a process behind which escapes every group and directory of the run: a double
+#: fork into a group of its own, nothing of the run in its command line but the mark. A new session is
+#: refused (a session would be a scheduling group of its own): the cell raises unless it was.
 ESCAPE = f"""
 import subprocess, sys
-subprocess.Popen([sys.executable, "-c", "import os, time; os.chdir('/'); time.sleep(600)", "{MARK}"],
-                 start_new_session=True, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    raise AssertionError("a new session was allowed")
+except PermissionError:
+    pass
+subprocess.Popen([sys.executable, "-c", "import os, time\\nif os.fork(): os._exit(0)\\nos.setpgid(0, 0)\\n"
+                  "time.sleep(600)", "{MARK}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).wait()
 """
 
 

@@ -58,9 +58,10 @@ def _parser():
     p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per notebook (600)")
     p.add_argument("--cell-timeout", type=float, default=60.0, metavar="S", help="seconds per cell (60)")
     p.add_argument("--keep", action="store_true", help="keep the temporary graded runs (for debugging)")
-    p.add_argument("--confinement", choices=("auto", "landlock", "none"), default="auto",
-                   help="walls around the graded kernel: Landlock when it works here (auto), required (landlock), "
-                        "or none (answers that could read files then wait for review)")
+    p.add_argument("--confinement", choices=("auto", "landlock", "strict", "none"), default="auto",
+                   help="walls around the graded kernel: every wall that works here (auto), Landlock required "
+                        "(landlock), every wall required: Landlock and the kernel's own namespaces (strict), or none "
+                        "(answers that could read files then wait for review)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="grade each submission as a task on this dask.distributed scheduler (needs .[cluster])")
     p.add_argument("--no-resume", action="store_true",
@@ -148,7 +149,7 @@ def _self_preview(args):
         result = grader.grade_submission(reference, path, options, shared=shared)
     finally:
         shared.close()
-    print(f"PREVIEW (not a grade) — {reference.note}; protection: {shared.protection}")
+    print(f"PREVIEW (not a grade) — {reference.note}; walls: {shared.protection}")
     print(reports.feedback_markdown(result, title="Preview", preview=True))
     _write(args, [result], preview=True)
     return 0
@@ -208,7 +209,7 @@ def main(argv=None):
         shared = grader.prepare(reference, options, denied=[p for _, p in submissions] + outputs)
     except RuntimeError as exc:
         return _usage(str(exc))
-    print(f"lessonlib-grade: protection: {shared.protection}"
+    print(f"lessonlib-grade: walls: {shared.protection}"
           + (" (on this machine; each worker records its own in the JSON)" if args.scheduler else ""), file=sys.stderr)
     where = records_dir([args.gradebook, args.json, args.out, args.report, args.feedback])
     if where is not None and args.no_resume:

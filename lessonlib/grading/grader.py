@@ -36,12 +36,14 @@ from pathlib import Path
 
 from . import copydetect
 from .checks.checker import load_exercise
-from .kernel import confine
+from .kernel import confine, namespaces
+from .kernel.limits import LIMITS, THREADS_ENV
+from .kernel.limits import describe as limits_describe
 from .notebook import SubmissionError, imported_modules, read_submission
 from .processes import clean_env
 from .report.results import CheckResult, SubmissionResult, all_checks
 from .run import graded_run
-from .sandbox import build_library, confinement_policy, zygote_command
+from .sandbox import build_library, confinement_policy, kernel_view, zygote_command
 from .screening import flags_of
 from .verdict import check_results, run_notes
 from .zygotes import Zygote, judge_command, nbval_command
@@ -49,81 +51,152 @@ from .zygotes import Zygote, judge_command, nbval_command
 
 @dataclass
 class Options:
-    """How to grade: timeouts (seconds), attempts per check, whether to keep the temp files, and
-    ``confinement``: ``"auto"`` (Landlock when it works here, else review), ``"landlock"`` (required:
-    :func:`prepare` raises without it) or ``"none"`` (review only); ``zygotes``: fork each run's judge
-    nbval process and kernel from per-batch fork servers (:mod:`.zygote`) instead of starting interpreters."""
+    """How to grade: timeouts (seconds), whether to keep the temp files, and ``confinement``: ``"auto"``
+    (every wall that works here; answers that could read files go to review where no filesystem wall
+    holds), ``"landlock"`` (Landlock required), ``"strict"`` (every wall required: Landlock with
+    signal scoping, and the kernel's own namespaces) or ``"none"`` (no walls; review only);
+    ``zygotes``: fork each run's judge, nbval process and kernel from per-batch fork servers
+    (:mod:`.zygotes`) instead of starting interpreters; ``limits``: the graded kernel's resource limits
+    (:data:`.kernel.limits.LIMITS`, overridable one by one)."""
 
     cell_timeout: float = 60.0
     timeout: float = 600.0
-    max_attempts: int = 3
     keep: bool = False
     python: str = sys.executable
     confinement: str = "auto"
     zygotes: bool = True
+    limits: dict = field(default_factory=dict)
+
+    def resource_limits(self):
+        return {**LIMITS, "cpu": max(LIMITS["cpu"], self.timeout), **self.limits}
+
+
+#: The values ``confinement`` takes.
+CONFINEMENTS = ("auto", "landlock", "strict", "none")
+
+
+@dataclass(frozen=True)
+class Walls:
+    """Which walls hold on this machine for this batch, and why the missing ones are missing.
+
+    ``landlock``: the Landlock ABI a probe process really got (0: none); ``namespaces``: ``""`` when
+    a probe process really got its own user, mount, network, PID and IPC namespaces, else why not.
+    """
+
+    landlock: int
+    namespaces: str
+    limits: dict
+
+    @property
+    def filesystem(self):
+        """A kernel cannot read what it must not (Landlock, or a world of its own)."""
+        return bool(self.landlock) or not self.namespaces
+
+    def describe(self):
+        """One line for the start of a run: filesystem, network, neighbours, limits."""
+        own = not self.namespaces
+        fs = " and ".join(([f"Landlock ABI {self.landlock}"] if self.landlock else [])
+                          + (["a private read-only root"] if own else [])) or "none"
+        if own:
+            net = "none (own network namespace)"
+        elif self.landlock >= 4:
+            net = "no TCP (Landlock); UDP open"
+        else:
+            net = "open"
+        if own:
+            others = "none (own PID and IPC namespaces)"
+        elif self.landlock >= 6:
+            others = "cannot signal them (Landlock)"
+        else:
+            others = "visible"
+        text = (f"filesystem: {fs}; network: {net}; other processes: {others}; "
+                f"limits: {limits_describe(self.limits)}")
+        if self.namespaces:
+            text += f" [namespaces: {self.namespaces}]"
+        if not self.filesystem:
+            text += " — answers that read files or load code go to review"
+        return text
+
+
+def walls_here(options):
+    """The walls this machine gives a graded kernel (:class:`Walls`), each checked by a probe process."""
+    if options.confinement not in CONFINEMENTS:
+        raise ValueError(f"confinement: expected one of {', '.join(CONFINEMENTS)}, got {options.confinement!r}")
+    limits = options.resource_limits()
+    if options.confinement == "none":
+        return Walls(0, "switched off (--confinement none)", limits)
+    with tempfile.TemporaryDirectory(prefix="lessonlib-probe-") as directory:
+        secret = os.path.join(directory, "secret")
+        with open(secret, "w") as fh:
+            fh.write("probe")
+        version = confine.probe(options.python, secret)
+        own = namespaces.probe(options.python, directory)
+    walls = Walls(version, own, limits)
+    if options.confinement == "landlock" and not version:
+        raise RuntimeError("confinement: Landlock was required but does not work here "
+                           f"({confine.describe(confine.abi())})")
+    if options.confinement == "strict" and (version < 6 or own):
+        raise RuntimeError("confinement: every wall was required (--confinement strict), but not all hold here: "
+                           + walls.describe())
+    return walls
 
 
 @dataclass
 class Shared:
     """What every graded run of a batch shares: the checker, the copy targets, the sandbox, the walls.
 
-    ``protection``: one line saying which walls hold (printed at the start, recorded per result);
-    ``enforce``: the kernel applies the Landlock ``policy`` (else the policy only defines what the
-    kernel records, and answers that could reach outside go to review).
+    ``root``: the batch's directory (the sandbox and every run's directories); ``walls``: which walls
+    hold (:class:`Walls`; ``protection`` is its one line, printed at the start and recorded per
+    result); ``policy``: the Landlock walls' batch part; ``view``: the kernel's own world's batch
+    part (None where namespaces do not hold).
     """
 
     exercise: object
     targets: list
+    root: Path
     sandbox: Path
     policy: dict
-    enforce: bool
-    protection: str
+    view: object
+    walls: Walls
     denied: list = field(default_factory=list)
     abort: threading.Event = field(default_factory=threading.Event)   # set: stop every run at once
-    zygotes: dict = field(default_factory=dict)             # "nbval", "judge", "kernel": :class:`~.zygote.Zygote`
+    zygotes: dict = field(default_factory=dict)             # "nbval", "judge", "kernel": :class:`~.zygotes.Zygote`
+
+    protection = property(lambda self: self.walls.describe())
+    landlock = property(lambda self: bool(self.walls.landlock))
+    enforce = property(lambda self: self.walls.filesystem)
+    limits = property(lambda self: self.walls.limits)
 
     def close(self):
         for zygote in self.zygotes.values():
             zygote.close()
         self.zygotes.clear()
-        shutil.rmtree(self.sandbox, ignore_errors=True)
-
-
-def protection_level(options):
-    """The Landlock ABI the graded kernels will use (0: none), checked by a probe process."""
-    if options.confinement not in ("auto", "landlock", "none"):
-        raise ValueError(f"confinement: expected 'auto', 'landlock' or 'none', got {options.confinement!r}")
-    if options.confinement == "none":
-        return 0
-    with tempfile.NamedTemporaryFile(prefix="lessonlib-probe-") as secret:
-        version = confine.probe(options.python, secret.name)
-    if not version and options.confinement == "landlock":
-        raise RuntimeError("confinement: Landlock was required but does not work here "
-                           f"({confine.describe(confine.abi())})")
-    return version
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def prepare(reference, options, *, denied=()):
-    """Build what a batch's runs share (:class:`Shared`): one sandbox library, one policy, one probe.
+    """Build what a batch's runs share (:class:`Shared`): one sandbox library, one policy, the probes.
 
     ``denied``: paths to cut out of the kernel's allowed trees besides the defaults (the reference,
     the submissions: they matter only if they lie inside an allowed tree).
     """
     exercise = load_exercise(reference.exercise)
     targets = copydetect.library_functions(exercise.copy_targets)
-    version = protection_level(options)
-    sandbox = build_library(tempfile.mkdtemp(prefix="lessonlib-sandbox-"), exercise)
+    walls = walls_here(options)
+    root = Path(tempfile.mkdtemp(prefix="lessonlib-batch-"))
+    sandbox = build_library(root / "sandbox", exercise)
     denied = [os.path.dirname(os.path.abspath(reference.path)), os.getcwd(), *denied]
-    policy = confinement_policy(sandbox, "/nonexistent", exercise=exercise, denied=denied)
-    protection = confine.describe(version) + ("; the kernel drops every capability" if version and os.geteuid() == 0
-                                              else "")
+    policy = confinement_policy(sandbox, exercise=exercise, denied=denied, python=options.python)
+    view = kernel_view(sandbox, exercise=exercise, denied=denied, python=options.python) \
+        if not walls.namespaces else None
     zygotes = {}
     if options.zygotes:
         command = zygote_command(sandbox, exercise, options.python, preload=imported_modules(reference.nb))
         zygotes = {"nbval": Zygote("nbval", nbval_command(options.python), env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
                    "judge": Zygote("judge", judge_command(options.python, exercise.name), env=clean_env()),
-                   "kernel": Zygote("kernel", command, cwd=sandbox, env=clean_env(PYTHONDONTWRITEBYTECODE=1))}
-    return Shared(exercise, targets, sandbox, policy, bool(version), protection, denied, zygotes=zygotes)
+                   "kernel": Zygote("kernel", command, cwd=sandbox,
+                                    env=clean_env(PYTHONDONTWRITEBYTECODE=1, **THREADS_ENV))}
+    return Shared(exercise, targets, root, sandbox, policy, view, walls, denied, zygotes=zygotes)
 
 
 def grade_submission(reference, path, options=None, *, name=None, shared=None):
@@ -152,11 +225,11 @@ def grade_submission(reference, path, options=None, *, name=None, shared=None):
             f"answer cell {c.cell!r}: {c.function} is {c.ratio:.0%} identical to {c.target}" for c in copies]
         run = graded_run(reference, shared.exercise, submission, options, shared)   # run
         result.interrupted = run.interrupted
-        result.error = run.details or run.run_error
+        result.error = run.details
         result.notes += run.notes + run_notes(reference, run)
         result.flags += [f"reached outside the sandbox: {a['path']} (in {a['function']})" for a in run.attempts]
         result.checks = check_results(reference, shared.exercise, submission, copies, run,     # verdict
-                                      enforced=shared.enforce)
+                                      enforced=shared.enforce, limits=shared.limits)
     except Exception as exc:                              # the grader's own failure: report, go on
         result.error = f"{type(exc).__name__}: {exc}"
         for c in reference.checks:
@@ -202,7 +275,7 @@ def find_submissions(paths, reference_path=None):
 # --- the keys of the resumable record -----------------------------------------------------------------
 
 #: The options whose change changes a verdict (so a record made with others is not reused).
-KEYED_OPTIONS = ("cell_timeout", "timeout", "max_attempts", "confinement")
+KEYED_OPTIONS = ("cell_timeout", "timeout", "confinement", "limits")
 _HERE = Path(__file__).resolve().parent
 
 

@@ -35,7 +35,7 @@ class KernelRelay:
         self.zygote, self.judge, self.command = zygote, judge, [str(c) for c in command]
         self.ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.fd = theirs.detach()
-        self.kernels, self.forked, self.thread = [], 0, None
+        self.kernels, self.forked, self.thread, self.exits = [], 0, None, []
 
     def start(self, nbval_pid):
         """Serve the nbval process ``nbval_pid`` (started with :attr:`fd`, which is closed here)."""
@@ -81,6 +81,7 @@ class KernelRelay:
 
     def _report_exit(self, child):
         status = child.wait()
+        self.exits.append(status)
         try:
             send(self.ours, {"exit": child.pid, "status": status})
         except OSError:

@@ -12,19 +12,18 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import nbformat
 
 from .judge_process import JudgeProcess
+from .kernel.limits import EXIT_NO_WALLS, EXIT_NOT_BATCH
 from .kernel_relay import KernelRelay
 from .notebook import KERNEL_NAME, build_graded
 from .processes import clean_env, kill_tree, sweep
-from .sandbox import SYSTEM_READ_WRITE, kernel_command, kernel_spec, make_private
+from .sandbox import RunDirs, kernel_command, kernel_spec, run_policy, run_view
 
 #: Bytes of nbval's own log kept for a grader-error message.
 LOG_TAIL = 4000
@@ -32,23 +31,34 @@ LOG_TAIL = 4000
 WATCH_BYTES = 64 * 1024
 
 
+#: The typed fields of one cell's record (from :mod:`.runner.guard`): ``outcome`` (``passed`` or
+#: ``failed``), ``timeout`` (it ran out of time and was interrupted), ``stuck`` (and did not stop, so
+#: nbval stopped the kernel), ``died`` (the kernel died), ``deadline`` (the grader stopped the run at
+#: the notebook's deadline while it ran), ``capped`` (its output went over the limit), ``error``
+#: (``{"ename", "evalue", "errno"}`` of its exception, or None), ``details`` (nbval's text: instructor only).
+CELL_FIELDS = ("outcome", "timeout", "stuck", "died", "deadline", "capped", "error", "details")
+
+
 @dataclass
 class RunRecord:
-    """What a graded run saw: the cell roles, nbval's per-cell records, the judge's verdicts.
+    """What a graded run saw, as typed fields: the cell roles, nbval's per-cell records, the judge's records.
 
-    ``finished``: nbval ended before the notebook's deadline; ``run_error``: why the notebook did
-    not run (nbval could not start, or was killed); ``grader_error``: a failure that voids the run
-    (the judge failed, the walls could not be built) — both in the student's words; ``details``: the
-    same for the instructor (log tails); ``notes``: for the instructor (e.g. where ``--keep`` left
-    the files); ``cell_timeout``, ``timeout``: the limits the run had (seconds).
+    ``judge``: the judge's records (``verdict`` and ``refused`` events); ``kernel_exit``: the
+    kernel's exit status (None if unknown); ``finished``: nbval ended before the notebook's
+    deadline; ``run_failure``: why the notebook did not run, when the submission caused it (a code:
+    :func:`.wording.run_failure`); ``grader_failure``: a failure of the grader's side (the judge,
+    the walls, nbval) that voids the run; ``details``: the same for the instructor (log tails);
+    ``notes``: for the instructor (e.g. where ``--keep`` left the files); ``cell_timeout``,
+    ``timeout``: the limits the run had (seconds).
     """
 
     roles: list = field(default_factory=list)
     cells: dict = field(default_factory=dict)
-    verdicts: list = field(default_factory=list)
+    judge: list = field(default_factory=list)
+    kernel_exit: object = None
     finished: bool = False
-    run_error: str = ""
-    grader_error: str = ""
+    run_failure: str = ""
+    grader_failure: str = ""
     notes: list = field(default_factory=list)
     attempts: list = field(default_factory=list)     # the kernel's record of reaching outside its walls
     details: str = ""
@@ -57,8 +67,8 @@ class RunRecord:
     timeout: float = 0.0
 
 
-def _read_report(stream, cells, limit=2**20):
-    """Collect nbval's per-cell records from the report pipe (at most ``limit`` bytes)."""
+def _read_report(stream, cells, kernel, limit=2**20):
+    """Collect nbval's typed per-cell records (and the kernel's exit) from the report pipe (``limit`` bytes)."""
     read = 0
     for line in stream:
         read += len(line)
@@ -66,8 +76,11 @@ def _read_report(stream, cells, limit=2**20):
             continue                                      # keep draining: never block the writer
         try:
             rec = json.loads(line)
-            cells[int(rec["cell"])] = rec
-        except (ValueError, KeyError, TypeError):
+            if "kernel" in rec:
+                kernel.update(rec["kernel"])
+            else:
+                cells[int(rec["cell"])] = {k: rec.get(k) for k in CELL_FIELDS}
+        except (ValueError, KeyError, TypeError, AttributeError):
             continue
 
 
@@ -92,15 +105,17 @@ def _forked_nbval(zygote, args, env, run_dir, log, inherited):
         os.close(null)
 
 
-def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, zygote=None, relay=None):
+def _run_nbval(options, dirs, nb_path, jupyter_path, judge, deadline, abort, zygote=None, relay=None):
     """Run ``pytest --nbval`` on the graded notebook in its own session.
 
-    Returns ``(finished in time, {code cell number: record}, exit status)``; the records come through
-    a pipe the nbval process inherits (no file another process could rewrite). ``abort`` (an event)
-    stops the run at once (the batch was interrupted); ``zygote``: the batch's nbval
-    :class:`~.zygote.Zygote` (a fork instead of a fresh interpreter), or None; ``relay``: the run's
-    :class:`~.kernel_relay.KernelRelay` (the kernel is forked from the batch's kernel zygote), or None.
+    Returns ``(finished in time, {code cell number: record}, {"exit": kernel's status}, nbval's exit
+    status)``; the records come through a pipe the nbval process inherits (no file another process
+    could rewrite), and it holds the judge's window. ``abort`` (an event) stops the run at once (the
+    batch was interrupted); ``zygote``: the batch's nbval :class:`~.zygotes.Zygote` (a fork instead of
+    a fresh interpreter), or None; ``relay``: the run's :class:`~.kernel_relay.KernelRelay` (the
+    kernel is forked from the batch's kernel zygote), or None.
     """
+    run_dir = dirs.run
     ini = run_dir / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
     runtime = run_dir / "runtime"
@@ -109,16 +124,17 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, 
     cmd = [options.python, "-I", "-m", "lessonlib.grading.runner.main", "-p", "nbval.plugin",
            "-p", "lessonlib.grading.runner.guard", "--nbval", "--nbval-kernel-name", KERNEL_NAME,
            "--nbval-cell-timeout", str(options.cell_timeout), "--nbval-kernel-startup-timeout", "60",
-           "--lessonlib-inner-report", f"fd:{write_end}", "-q", "--tb=no", "--capture=no",  # kernel's fd 2: the log
+           "--lessonlib-inner-report", f"fd:{write_end}", "--lessonlib-window", f"fd:{judge.window_fd}",
+           "--lessonlib-channel", str(dirs.channel), "-q", "--tb=no", "--capture=no",  # kernel's fd 2: the log
            "-p", "no:cacheprovider",
            "-c", str(ini), "--rootdir", str(run_dir), str(nb_path)]
-    inherited = [write_end]
+    inherited = [write_end, judge.window_fd]
     if relay is not None:
         cmd[-1:-1] = ["--lessonlib-kernel-fd", str(relay.fd)]
         inherited.append(relay.fd)
     env = clean_env(JUPYTER_PATH=jupyter_path, JUPYTER_RUNTIME_DIR=runtime, PYTEST_DISABLE_PLUGIN_AUTOLOAD=1,
                     PYTHONDONTWRITEBYTECODE=1)
-    cells = {}
+    cells, kernel = {}, {}
     with open(run_dir / "nbval.log", "wb") as log, os.fdopen(read_end, encoding="utf-8", errors="replace") as rep:
         try:
             proc = _forked_nbval(zygote, cmd[4:], env, run_dir, log, inherited) if zygote is not None else None
@@ -127,11 +143,12 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, 
                                         cwd=run_dir, env=env, start_new_session=True, pass_fds=inherited)
         finally:
             os.close(write_end)
+            judge.close_window()
         if relay is None:
             judge.trust(proc.pid)
         else:
             relay.start(proc.pid)                         # it tells the judge which kernel to serve
-        reader = threading.Thread(target=_read_report, args=(rep, cells), daemon=True)
+        reader = threading.Thread(target=_read_report, args=(rep, cells, kernel), daemon=True)
         reader.start()
         finished = False
         try:
@@ -152,7 +169,9 @@ def _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline, abort, 
         for n, rec in list(cells.items()):               # at the notebook's deadline ran out of time
             if n not in before and rec.get("died"):
                 cells[n] = {**rec, "died": False, "timeout": True, "deadline": True}
-    return finished, dict(cells), proc.returncode
+    if relay is not None and relay.exits:                 # the forked kernel's exit, as its zygote reported it
+        kernel.setdefault("exit", relay.exits[-1])
+    return finished, dict(cells), kernel, proc.returncode
 
 
 def read_attempts(path, limit=WATCH_BYTES):
@@ -181,56 +200,56 @@ def graded_run(reference, exercise, submission, options, shared):
     """Run ``submission``'s answers in the reference's graded notebook; a :class:`RunRecord`.
 
     ``shared``: what the batch's runs share (:class:`~.grader.Shared`: the sandbox library, the
-    confinement policy and whether it is enforced).
+    walls' policy and view, which walls hold, the limits, the fork servers).
     """
     deadline = time.monotonic() + options.timeout
-    root = Path(tempfile.mkdtemp(prefix="lessonlib-grade-"))
-    private = make_private(tempfile.mkdtemp(prefix="lessonlib-kernel-"))
-    workdir = private / "cwd"                             # the kernel's cwd: empty
-    run_dir = root / "run"
-    run_dir.mkdir()
+    dirs = RunDirs.make(shared.root)
     record, judge, relay = RunRecord(cell_timeout=options.cell_timeout, timeout=options.timeout), None, None
-    policy = dict(shared.policy, read_write=[str(private), *SYSTEM_READ_WRITE]) if shared.policy else None
     try:
-        judge = JudgeProcess(options, reference.exercise, submission.student_id, str(root),
-                             zygote=shared.zygotes.get("judge"))
-        jupyter_path = kernel_spec(root / "kernel", shared.sandbox, exercise, judge_address=judge.address,
-                                   token=judge.token, private=private, python=options.python, policy=policy,
-                                   enforce=shared.enforce)
         nb, record.roles = build_graded(reference, submission)
-        nb_path = run_dir / "graded.ipynb"
+        nb_path = dirs.run / "graded.ipynb"
         nbformat.write(nb, str(nb_path))
+        cells = {k: role.name for k, role in enumerate(record.roles) if role.kind == "check"}
+        judge = JudgeProcess(options, reference.exercise, submission.student_id, dirs.judge_socket, dirs.root,
+                             cells=cells, zygote=shared.zygotes.get("judge"))
+        jupyter_path = kernel_spec(dirs, shared.sandbox, exercise, judge_address=judge.address, python=options.python,
+                                   policy=run_policy(shared.policy, dirs), enforce=shared.landlock,
+                                   view=run_view(shared.view, dirs, shared.limits) if shared.view else None,
+                                   limits=shared.limits)
         if shared.zygotes.get("kernel") is not None:
             relay = KernelRelay(shared.zygotes["kernel"], judge,
-                                kernel_command(shared.sandbox, root / "kernel" / "boot.json", options.python))
-        record.finished, record.cells, status = _run_nbval(options, run_dir, nb_path, jupyter_path, judge, deadline,
-                                                           shared.abort, zygote=shared.zygotes.get("nbval"),
-                                                           relay=relay)
+                                kernel_command(shared.sandbox, dirs.kernel / "boot.json", options.python))
+        record.finished, record.cells, kernel, status = _run_nbval(
+            options, dirs, nb_path, jupyter_path, judge, deadline, shared.abort, zygote=shared.zygotes.get("nbval"),
+            relay=relay)
+        record.kernel_exit = kernel.get("exit")
         record.interrupted = shared.abort.is_set()
-        record.verdicts = judge.stop()
-        log = _tail(run_dir / "nbval.log")
-        if judge.proc.returncode and not record.verdicts:
-            record.grader_error = "the grader's checking process failed; your instructor has the details"
-            record.details = "the judge failed:\n" + _tail(root / "judge.log")
-        elif "could not confine itself" in log:
-            record.grader_error = "the grader could not start a sandboxed kernel; your instructor has the details"
-            record.details = "the graded kernel could not confine itself (Landlock); nothing was run:\n" + log
+        record.judge = judge.stop()
+        log = _tail(dirs.run / "nbval.log")
+        if judge.proc.returncode and not record.judge:
+            record.grader_failure = "judge-failed"
+            record.details = "the judge failed:\n" + _tail(dirs.root / "judge.log")
+        elif record.kernel_exit in (EXIT_NO_WALLS, EXIT_NOT_BATCH):
+            record.grader_failure = "no-walls" if record.kernel_exit == EXIT_NO_WALLS else "not-batch"
+            record.details = "the graded kernel did not start (its walls); nothing was run:\n" + log
         elif record.finished and status is not None and status < 0:
-            record.run_error = "the notebook's run was stopped by a signal (sent by your code?)"
+            if shared.enforce:                            # walled kernels cannot signal nbval: not the student
+                record.grader_failure = "signal"
+            else:
+                record.run_failure = "signal"
             record.details = f"the nbval process was killed by signal {-status}"
         elif not record.cells and record.finished:
-            record.run_error = "the grader could not run this notebook; your instructor has the details"
+            record.grader_failure = "nbval-failed"
             record.details = "nbval did not run the notebook:\n" + log
-        record.attempts = read_attempts(private / "watch.jsonl")
+        record.attempts = read_attempts(dirs.watch)
     finally:
         if relay is not None:
             relay.close()
         if judge is not None:
             judge.kill()
-        sweep(root, workdir)
+        sweep(dirs.root, dirs.private / "cwd")
         if options.keep:
-            record.notes.append(f"kept: {root} (kernel cwd {workdir})")
+            record.notes.append(f"kept: {dirs.root}")
         else:
-            shutil.rmtree(root, ignore_errors=True)
-            shutil.rmtree(private, ignore_errors=True)
+            shutil.rmtree(dirs.root, ignore_errors=True)
     return record

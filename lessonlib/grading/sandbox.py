@@ -39,9 +39,11 @@ import re
 import shutil
 import sys
 import sysconfig
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from .kernel.limits import OUTPUT_LIMIT
+from .kernel.limits import LIMITS, OUTPUT_LIMIT, THREADS_ENV
 from .notebook import KERNEL_NAME
 
 #: Third-party packages a graded kernel may not import (they compute dynamics for you).
@@ -189,16 +191,95 @@ def denied_paths(exercise=None, extra=()):
     return out + [os.fspath(e) for e in extra]
 
 
-def confinement_policy(sandbox, private, *, exercise=None, denied=()):
-    """The walls of a graded kernel: ``{"read_exec", "read", "list", "read_write"}`` path lists.
+def _interpreter(python):
+    """The interpreter a kernel runs (``python``, a venv's link included) and its venv's ``pyvenv.cfg``."""
+    python = python or sys.executable
+    cfg = os.path.join(os.path.dirname(os.path.dirname(python)), "pyvenv.cfg")
+    return [python], [cfg] if os.path.isfile(cfg) else []
 
-    ``sandbox``: the directory :func:`build_library` wrote (read only); ``private``: the kernel's
-    private directory (read and write); ``denied``: more paths to cut out of the allowed trees.
+
+def confinement_policy(sandbox, *, exercise=None, denied=(), python=None):
+    """The batch's part of a graded kernel's Landlock walls: ``{"read_exec", "list", "read"}`` path lists.
+
+    ``sandbox``: the directory :func:`build_library` wrote (read only); ``denied``: more paths to cut
+    out of the allowed trees; ``python``: the interpreter the kernel runs. The system trees that are
+    links (``/lib64`` → ``usr/lib64``) and the interpreter are named as such too: in the kernel's own
+    world they are mounts of their own, and Landlock follows a path only up to its mount. A run adds
+    its own (:func:`run_policy`).
     """
     roots = [sys.base_prefix, sys.base_exec_prefix, *site_dirs(), *SYSTEM_READ_EXEC]
     read_exec, listable = carve(roots, denied_paths(exercise, denied))
-    return {"read_exec": read_exec, "list": listable, "read": [os.fspath(sandbox), *SYSTEM_READ],
-            "read_write": [os.fspath(private), *SYSTEM_READ_WRITE]}
+    executable, config = _interpreter(python)
+    links = [r for r in SYSTEM_READ_EXEC if os.path.islink(r)]
+    return {"read_exec": read_exec + links + executable, "list": listable,
+            "read": [os.fspath(sandbox), *SYSTEM_READ, *config]}
+
+
+def run_policy(policy, dirs):
+    """One run's Landlock walls: the batch's ``policy`` plus its private directory (read and write,
+    with the writable devices) and its channel directory (Unix sockets only)."""
+    return {**policy, "read_write": [os.fspath(dirs.private), *SYSTEM_READ_WRITE], "sockets": [os.fspath(dirs.channel)]}
+
+
+#: Devices a graded kernel's world holds.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random")
+
+
+def kernel_view(sandbox, *, exercise=None, denied=(), python=None):
+    """The batch's part of a graded kernel's own world (:class:`.kernel.namespaces.View`, as a dict).
+
+    Read-only: the Python installation and the interpreter the kernel runs (``python``, with its
+    venv's ``pyvenv.cfg``), the site-packages directories, the system's libraries and programs (at
+    the paths programs name them: ``/lib64`` is where the dynamic loader is looked for, even where it
+    is a link), the sandbox, a few system files; hidden inside those: what :func:`denied_paths` names
+    (the real ``lessonlib``, other robotics packages, the editable finder, ...). A run adds its own
+    directories (:func:`run_view`).
+    """
+    roots = [r for r in dict.fromkeys([sys.base_prefix, sys.base_exec_prefix, *site_dirs(), *SYSTEM_READ_EXEC])
+             if os.path.exists(r)]
+    executable, config = _interpreter(python)
+    read_only = roots + executable + config + [os.fspath(sandbox)] + [p for p in SYSTEM_READ if not p.startswith("/dev/")]
+    real_roots = {os.path.realpath(r) for r in roots}
+    hidden = sorted({os.path.realpath(d) for d in denied_paths(exercise, denied)
+                     if any(_beneath(os.path.realpath(d), r) and os.path.realpath(d) != r for r in real_roots)})
+    return {"read_only": read_only, "devices": list(DEVICES), "hidden": hidden}
+
+
+def run_view(view, dirs, limits):
+    """One run's world: the batch's ``view`` plus its staging root, private tmpfs and channel directory."""
+    return {**view, "staging": os.fspath(dirs.staging), "private": os.fspath(dirs.private),
+            "channel": [os.fspath(dirs.channel)], "size": int(limits["disk"]), "inodes": int(limits["inodes"])}
+
+
+@dataclass(frozen=True)
+class RunDirs:
+    """One graded run's directories, all below ``root`` (short paths: Unix socket names are limited).
+
+    ``kernel``: its ``boot.json`` and kernelspec; ``run``: nbval's (the graded notebook, the log, the
+    connection file); ``channel``: the judge's socket and the kernel's ZeroMQ sockets; ``private``:
+    the kernel's only writable place (a tmpfs in its own world); ``staging``: where its root is
+    built; ``watch``: the grader's copy of the kernel's record of attempts.
+    """
+
+    root: Path
+
+    @classmethod
+    def make(cls, parent):
+        dirs = cls(Path(tempfile.mkdtemp(prefix="r", dir=parent)))
+        for d in (dirs.kernel, dirs.run, dirs.channel, dirs.private, dirs.staging):
+            d.mkdir(mode=0o700)
+        return dirs
+
+    kernel = property(lambda self: self.root / "kernel")
+    run = property(lambda self: self.root / "run")
+    channel = property(lambda self: self.root / "chan")
+    private = property(lambda self: self.root / "private")
+    staging = property(lambda self: self.root / "staging")
+    watch = property(lambda self: self.root / "watch.jsonl")
+
+    @property
+    def judge_socket(self):
+        return self.channel / "judge.sock"
 
 
 def build_library(root, exercise):
@@ -226,14 +307,6 @@ def boot_script(sandbox):
     return Path(sandbox) / "lib" / "lessonlib" / "grading" / "kernel" / "boot.py"
 
 
-def make_private(private):
-    """Create the kernel's private directory (``cwd/`` empty, ``tmp/``, configuration directories)."""
-    private = Path(private)
-    for d in PRIVATE_DIRS:
-        (private / d).mkdir(parents=True, exist_ok=True)
-    return private
-
-
 def batch_config(sandbox, exercise):
     """What every kernel of a batch shares: its library path, site-packages, denied packages, output cap."""
     return {"lib": str(Path(sandbox) / "lib"), "site": site_dirs(),
@@ -258,29 +331,30 @@ def kernel_command(sandbox, boot, python=None):
     return [python or sys.executable, "-I", "-S", str(boot_script(sandbox)), str(boot)]
 
 
-def kernel_spec(root, sandbox, exercise, *, judge_address, token, private, workdir=None, python=None, policy=None,
-                enforce=False):
-    """Write one run's ``boot.json`` and kernelspec under ``root``; returns the ``JUPYTER_PATH`` directory.
+def kernel_spec(dirs, sandbox, exercise, *, judge_address, python=None, policy=None, enforce=False, view=None,
+                limits=None):
+    """Write one run's ``boot.json`` and kernelspec (in ``dirs.kernel``); returns the ``JUPYTER_PATH`` directory.
 
-    ``sandbox``: the :func:`build_library` directory; ``private``: the kernel's private directory
-    (:func:`make_private`); ``workdir``: the kernel's working directory (default ``private/cwd``);
-    ``policy``: :func:`confinement_policy` output (the walls, and what the kernel records attempts
-    against), or None; ``enforce``: apply the walls (else they only define what is recorded).
+    ``dirs``: the run's :class:`RunDirs`; ``sandbox``: the :func:`build_library` directory;
+    ``policy``: :func:`run_policy` output (the Landlock walls, and what the kernel records attempts
+    against), or None; ``enforce``: apply the Landlock walls (else they only define what is
+    recorded); ``view``: :func:`run_view` output (the kernel's own namespaces and world), or None;
+    ``limits``: the resource limits (:data:`.kernel.limits.LIMITS`).
     """
-    root, sandbox, private = Path(root), Path(sandbox), Path(private)
-    root.mkdir(parents=True, exist_ok=True)
-    workdir = Path(workdir) if workdir else private / "cwd"
+    private, workdir = dirs.private, dirs.private / "cwd"
     config = {**batch_config(sandbox, exercise), "workdir": str(workdir), "tmp": str(private / "tmp"),
-              "confine": policy, "enforce": bool(enforce and policy), "watch": str(private / "watch.jsonl")}
-    (root / "boot.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    spec_dir = root / "jupyter" / "kernels" / KERNEL_NAME
+              "make": [str(private / d) for d in PRIVATE_DIRS],
+              "confine": policy, "enforce": bool(enforce and policy), "view": view, "limits": limits or LIMITS,
+              "watch": str(private / "watch.jsonl"), "watch_out": str(dirs.watch)}
+    (dirs.kernel / "boot.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    spec_dir = dirs.kernel / "jupyter" / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True)
-    spec = {"argv": [*kernel_command(sandbox, root / "boot.json", python),
+    spec = {"argv": [*kernel_command(sandbox, dirs.kernel / "boot.json", python),
                      "-f", "{connection_file}", "--HistoryManager.enabled=False"],
             "display_name": "lessonlib grader", "language": "python",
-            "env": {"LESSONLIB_JUDGE": judge_address, "LESSONLIB_JUDGE_TOKEN": token,
+            "env": {"LESSONLIB_JUDGE": judge_address, **THREADS_ENV,
                     "IPYTHONDIR": str(private / "ipython"), "JUPYTER_CONFIG_DIR": str(private / "jupyter-config"),
                     "MPLCONFIGDIR": str(private / "matplotlib"), "TMPDIR": str(private / "tmp"),
                     "HOME": str(workdir)}}
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
-    return root / "jupyter"
+    return dirs.kernel / "jupyter"

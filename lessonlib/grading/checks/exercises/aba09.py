@@ -101,7 +101,6 @@ def inward_case(ctx, *, with_fext=False):
     return model, q, (X, S, I, c, p, tau), (IA, pA)
 
 
-
 # --- known mistakes (judge side): the passes with one piece replaced -------------------------------
 
 def inward_with(X, S, I, c, p, tau, *, carry=lambda X, I: X.T @ I @ X, hand=lambda X, f: X.T @ f, free=True,

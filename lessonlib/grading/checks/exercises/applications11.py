@@ -65,6 +65,7 @@ from lessonlib.dynamics.regressor import (base_parameters, check_excitation_band
                                    identify_with_friction, inertial_parameters, model_with_parameters, regressor,
                                    synthetic_measurements)
 from lessonlib.dynamics.simulate import rk4
+from .. import display
 from ..checker import Exercise, Variant
 from ._common import random_chain, random_gravity
 
@@ -88,7 +89,6 @@ EXERCISE = Exercise(
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
 
-
 def random_gains(ctx, n, scalar):
     """``(Kp, Kd)``: two floats, or two (n,) arrays (diagonal gains), both ≥ 0."""
     if scalar:
@@ -96,10 +96,6 @@ def random_gains(ctx, n, scalar):
         return Kp, float(2 * np.sqrt(Kp) * ctx.rng.uniform(0.5, 1.5))
     Kp = ctx.rng.uniform(10.0, 400.0, n)
     return Kp, 2 * np.sqrt(Kp) * ctx.rng.uniform(0.5, 1.5, n)
-
-
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
 
 
 def gains_text(Kp):
@@ -388,7 +384,7 @@ def friction_columns(ctx, stribeck_columns):
         phi = np.column_stack([ctx.rng.uniform(0.05, 0.5, n), ctx.rng.uniform(0.2, 1.5, n), ctx.rng.uniform(1.5, 3, n)])
         law = stribeck(QD, fc=phi[:, 1], fs=phi[:, 2], vs=vs, b=phi[:, 0])
         assert np.allclose(np.einsum("knc,nc->kn", expected, phi), law), "checker self-test: columns vs stribeck()"
-        call = f"stribeck_columns(QD {QD.shape}, vs={np.array2string(vs, precision=4)}) (speeds from 5e-4 to 3 rad/s)"
+        call = f"stribeck_columns(QD {QD.shape}, vs={display.array(vs)}) (speeds from 5e-4 to 3 rad/s)"
         ctx.expect_close(f"Phi (40, {n}, 3)", ctx.call(stribeck_columns, QD, vs), expected, call=call,
                          hint="Phi[k, j] = (q̇, σ(1 − e), σ e) with σ = tanh(q̇/ε), ε = 1e-3, e = exp(−(q̇/v_s,j)²): "
                               "then Phi @ (b, f_c, f_s) is the Stribeck torque")
@@ -401,7 +397,7 @@ def friction_fit(ctx, fit_with_friction, stribeck_columns):
     model, base, theta, phi, vs, W, Q, QD, QDD, TAU = friction_data(ctx, np.zeros(2))
     weights = 1.0 / ctx.rng.uniform(0.005, 0.05, 2)
     call = (f"fit_with_friction(W {W.shape}, QD {QD.shape}, TAU {TAU.shape}, vs_grid, weights) for {model.name!r}, "
-            f"noise-free torques, true v_s = {np.array2string(vs, precision=4)}")
+            f"noise-free torques, true v_s = {display.array(vs)}")
     with ctx.suspects(ctx.suspect(stribeck_columns, QD, vs, expected=friction_regressor(QD, "stribeck", vs=vs),
                                   call="stribeck_columns(QD, true vs)", see="app-friction-columns")):
         got = ctx.expect_tuple(ctx.call(fit_with_friction, W, QD, TAU, VS_GRID, weights), ("theta", "phi", "vs"),
@@ -416,8 +412,8 @@ def friction_fit(ctx, fit_with_friction, stribeck_columns):
     weights = 1.0 / sigma
     reference = identify_with_friction(model, Q, QD, QDD, TAU, law="stribeck", base=base, weights=weights,
                                        vs_grid=VS_GRID)
-    call = (f"fit_with_friction(W, QD, TAU, vs_grid, weights = 1/σ = {np.array2string(weights, precision=4)}) for "
-            f"{model.name!r}, torque noise σ = {np.array2string(sigma, precision=4)} N·m per joint")
+    call = (f"fit_with_friction(W, QD, TAU, vs_grid, weights = 1/σ = {display.array(weights)}) for "
+            f"{model.name!r}, torque noise σ = {display.array(sigma)} N·m per joint")
     got = ctx.expect_tuple(ctx.call(fit_with_friction, W, QD, TAU, VS_GRID, weights), ("theta", "phi", "vs"), call=call)
     ctx.expect_close("vs", got[2], reference.vs, call=call)
     ctx.expect_close("theta (weighted least squares)", got[0], reference.theta_base, call=call,
@@ -509,7 +505,7 @@ def observer_push(ctx, observer_step_student):
     for k in range(traj.t.size - 1):
         tau = 0.5 * (traj.tau[k] + traj.tau[k + 1])
         call = (f"observer_step(model, state, tau, q_next, qd_next, dt=0.004, K={K:.4g}) at t = {traj.t[k]:.3f} s on "
-                f"{model.name!r} while a force {np.array2string(force, precision=3)} N pushes the last link "
+                f"{model.name!r} while a force {display.array(force)} N pushes the last link "
                 "from t = 0.1 to 0.4 s")
         state = ctx.expect_tuple(ctx.call(observer_step_student, model, state, tau, traj.q[k + 1], traj.qd[k + 1],
                                           traj.t[k + 1] - traj.t[k], K), ("q", "qd", "p0", "integral", "r"), call=call)
@@ -610,8 +606,8 @@ def limits_run(ctx, track_with_limits):
     assert np.all(tau_max < np.minimum(tau_plan.max(axis=0), -tau_plan.min(axis=0))), "self-test: both sides saturate"
     expected = tracking_with(model, q0, q1, move_time, Kp, Kd, tau_max, 0.005, 1.0)
     assert np.abs(expected).max() > 0.01, "checker self-test: the limits must bite"
-    call = (f"track_with_limits(model, q0={fmt(q0)}, q1={fmt(q1)}, move_time={move_time:.3f}, Kp=400, Kd=40, "
-            f"tau_max={fmt(tau_max)}, dt=0.005, duration=1.0) on [RNE05]'s two rods")
+    call = (f"track_with_limits(model, q0={display.array(q0)}, q1={display.array(q1)}, move_time={move_time:.3f}, Kp=400, Kd=40, "
+            f"tau_max={display.array(tau_max)}, dt=0.005, duration=1.0) on [RNE05]'s two rods")
     E = ctx.expect_shape("E (201, 2)", ctx.call(track_with_limits, model, q0, q1, move_time, Kp, Kd, tau_max, 0.005,
                                                 1.0), expected.shape, call=call)
     ctx.expect_close("max |E| per joint (rad)", np.abs(E).max(axis=0), np.abs(expected).max(axis=0), call=call,

@@ -37,6 +37,7 @@ import numpy as np
 from lessonlib.constraints import (FOUR_BAR, constraint_bias, constraint_jacobian, four_bar, four_bar_lagrange, four_bar_q,
                             inverse_dynamics, noc, state_from_independent)
 from lessonlib.dynamics import bias_forces, crba
+from .. import display
 from ..checker import Exercise, Variant
 
 #: What a graded kernel may not use, module by module: the constraint layer's own φ, G, γ, NOC, dynamics,
@@ -262,7 +263,7 @@ def jacobian_check(ctx, four_bar_G):
     _self_test_against_library()
     for lengths in [FOUR_BAR.lengths] + [random_lengths(ctx) for _ in range(3)]:
         q = ctx.rng.uniform(-np.pi, np.pi, 3)
-        call = f"four_bar_G(q={np.round(q, 4).tolist()}, lengths={tuple(round(x, 4) for x in lengths)})"
+        call = f"four_bar_G(q={display.array(q)}, lengths={display.array(lengths)})"
         got = ctx.call(four_bar_G, q, lengths)
         ctx.expect_close("G (2, 3)", got, pin_gap_jacobian(q, lengths), call=call,
                          hint="column j is the derivative of (coupler tip − rocker tip) with respect to q_j, in world "
@@ -308,8 +309,8 @@ def noc_check(ctx, noc_independent):
 def gamma_check(ctx, four_bar_gamma):
     for lengths in [FOUR_BAR.lengths] + [random_lengths(ctx) for _ in range(3)]:
         q, qd = ctx.rng.uniform(-np.pi, np.pi, 3), ctx.rng.normal(size=3) * 3
-        call = (f"four_bar_gamma(q={np.round(q, 4).tolist()}, qd={np.round(qd, 4).tolist()}, "
-                f"lengths={tuple(round(x, 4) for x in lengths)})")
+        call = (f"four_bar_gamma(q={display.array(q)}, qd={display.array(qd)}, "
+                f"lengths={display.array(lengths)})")
         got = ctx.call(four_bar_gamma, q, qd, lengths)
         ctx.expect_close("gamma (2,)", got, pin_gap_gamma(q, qd, lengths), call=call,
                          hint="differentiate G q̇ once more with q̈ = 0: each link contributes its centripetal term "

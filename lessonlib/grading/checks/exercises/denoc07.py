@@ -43,6 +43,7 @@ from lessonlib.dynamics import crba, rnea
 from lessonlib.dynamics.denoc import denoc_matrices, twist_propagation
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, fk
+from .. import display
 from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
 from ._common import random_chain, random_gravity, random_state
@@ -56,7 +57,6 @@ EXERCISE = Exercise(
 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
-
 
 
 def rate_vector(kind, e, r, O):
@@ -84,7 +84,6 @@ def joint_motions(model, q, qd):
         R, O = T[k][:3, :3], T[k][:3, 3]
         out.append(joint.scale * rate_vector(joint.kind, R @ joint.axis, O + R @ joint.point, O) * qd[k])
     return np.concatenate(out)
-
 
 
 # --- known mistakes (judge side): Saha's formulas with one piece replaced ---------------------------
@@ -253,7 +252,7 @@ def blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q)
 def twist_prop(ctx, twist_propagation_student):
     cases = [np.array([1.0, 0.0, 0.0])] + [ctx.rng.uniform(-1, 1, 3) for _ in range(3)]
     for a in cases:
-        call = f"twist_propagation(a={np.round(a, 4).tolist()})"
+        call = f"twist_propagation(a={display.array(a)})"
         A = ctx.call(twist_propagation_student, a)
         expected = np.eye(6)
         expected[LIN, ANG] = -so3.hat(a)
@@ -276,8 +275,8 @@ def joint_rate(ctx, joint_rate_vector):
         e = ctx.rng.normal(size=3)
         cases.append((kind, e / np.linalg.norm(e), ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)))
     for kind, e, r, O in cases:
-        call = (f"joint_rate_vector({kind!r}, e={np.round(e, 4).tolist()}, r={np.round(r, 4).tolist()}, "
-                f"O={np.round(O, 4).tolist()})")
+        call = (f"joint_rate_vector({kind!r}, e={display.array(e)}, r={display.array(r)}, "
+                f"O={display.array(O)})")
         ctx.expect_close("p (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O), call=call,
                          hint="a unit joint rate gives the twist [e; velocity of O]: for a revolute joint O moves "
                               "on a circle about the axis through r; a prismatic joint slides along e and does not "

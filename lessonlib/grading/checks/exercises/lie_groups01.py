@@ -27,6 +27,7 @@ import itertools
 import numpy as np
 
 from lessonlib import so3
+from .. import display
 from ..checker import Exercise
 
 EXERCISE = Exercise(
@@ -55,19 +56,15 @@ def unit(ctx):
     return u / np.linalg.norm(u)
 
 
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
-
-
 # --- (a) hat and vee ------------------------------------------------------------------------------
 
 @EXERCISE.check("lie-hat", points=1, functions=("hat",), title="hat: the skew matrix [ω] with [ω]x = ω × x")
 def check_hat(ctx, hat):
     for w in [np.array([1.0, 2.0, 3.0])] + [ctx.rng.normal(size=3) * 2 for _ in range(3)]:
-        call = f"hat({fmt(w)})"
+        call = f"hat({display.array(w)})"
         W = ctx.expect_shape("[ω] (3, 3)", ctx.call(hat, w), (3, 3), call=call)
         x = ctx.rng.normal(size=3)
-        ctx.expect_close(f"[ω] @ x for x = {fmt(x)}", W @ x, np.cross(w, x), call=call,
+        ctx.expect_close(f"[ω] @ x for x = {display.array(x)}", W @ x, np.cross(w, x), call=call,
                          hint="[ω] x must equal the cross product ω × x = np.cross(w, x)")
         ctx.expect_close("[ω]", W, so3.hat(w), call=call)
 
@@ -76,13 +73,9 @@ def check_hat(ctx, hat):
 def check_vee(ctx, vee):
     for w in [np.array([1.0, 2.0, 3.0])] + [ctx.rng.normal(size=3) * 2 for _ in range(3)]:
         W = so3.hat(w)
-        call = f"vee(W) with W =\n{_indent(fmt(W))}"
+        call = f"vee(W) with W =\n{display.indent(display.array(W))}"
         ctx.expect_close("ω (3,)", ctx.call(vee, W), w, call=call,
                          hint="ω = (W[2, 1], W[0, 2], W[1, 0]), so that vee(hat(ω)) = ω")
-
-
-def _indent(text):
-    return "\n".join("    " + line for line in text.splitlines())
 
 
 # --- (b) exp by Rodrigues' formula ----------------------------------------------------------------
@@ -102,7 +95,7 @@ def check_exp(ctx, so3_exp):
     cases = [np.array([1.0, 2.0, 3.0])] + [unit(ctx) * ctx.rng.uniform(0.2, 3.0) for _ in range(4)]
     assert np.allclose(so3.exp(cases[0]), MR_EXP, atol=1e-8), "checker self-test: Modern Robotics' example"
     for phi in cases:
-        call = f"so3_exp({fmt(phi)})  (θ = {np.linalg.norm(phi):.4f})"
+        call = f"so3_exp({display.array(phi)})  (θ = {np.linalg.norm(phi):.4f})"
         R = ctx.expect_shape("R (3, 3)", ctx.call(so3_exp, phi), (3, 3), call=call)
         _expect_rotation(ctx, R, phi, call)
         ctx.expect_close("R", R, so3.exp(phi), call=call)
@@ -114,7 +107,7 @@ def check_exp_edges(ctx, so3_exp):
     cases = [("θ = 0", np.zeros(3)), ("θ = 1e-12", 1e-12 * u), ("θ = 1e-7", 1e-7 * unit(ctx)),
              ("θ = π", np.pi * unit(ctx)), ("θ = 5 rad", 5.0 * unit(ctx)), ("θ = 2π", 2 * np.pi * unit(ctx))]
     for label, phi in cases:
-        call = f"so3_exp({fmt(phi)})  ({label})"
+        call = f"so3_exp({display.array(phi)})  ({label})"
         R = ctx.expect_shape("R (3, 3)", ctx.call(so3_exp, phi), (3, 3), call=call)
         ctx.expect_close("R", R, so3.exp(phi), call=call,
                          hint="at θ = 0 the formula divides 0 by 0: the limit is R = I (use I + [φ] for tiny θ)")
@@ -143,7 +136,7 @@ def check_log_pi(ctx, so3_log):
         u = unit(ctx)
         theta = np.pi - delta
         R = so3.exp(theta * u)
-        call = f"so3_log(R) with R = exp(θ u), θ = π - {delta:g}, u = {fmt(u)}"
+        call = f"so3_log(R) with R = exp(θ u), θ = π - {delta:g}, u = {display.array(u)}"
         got = ctx.expect_shape("φ (3,)", ctx.call(so3_log, R), (3,), call=call)
         hint = ("near π, sin θ ≈ 0 and the skew part of R says almost nothing about the axis: take u from the "
                 "symmetric part (R + R.T)/2 - cos θ I = (1 - cos θ) u uᵀ, and its sign from the skew part")

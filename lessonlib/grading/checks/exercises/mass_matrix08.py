@@ -52,6 +52,7 @@ from lessonlib import samples
 from lessonlib.dynamics import aba, crba, rnea
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, jacobian, joint_transforms
+from .. import display
 from ..checker import Exercise, Variant
 from ._common import random_gravity, random_model, random_state, random_tree
 
@@ -247,7 +248,7 @@ def id_columns(ctx, mass_matrix_from_id):
         q = np.asarray(q)
         assert np.allclose(crba(arm, q), db4_mass_matrix(q[1]), atol=1e-12), "checker self-test: [DB4 §4.2]"
         ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_from_id, arm, q), db4_mass_matrix(q[1]),
-                         call=f"mass_matrix_from_id(seed004_2link, q={np.round(q, 4).tolist()})", hint=_COLUMNS_HINT)
+                         call=f"mass_matrix_from_id(seed004_2link, q={display.array(q)})", hint=_COLUMNS_HINT)
     for _ in range(2):
         model = random_model(ctx, tree=False)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
@@ -279,7 +280,7 @@ def crba_chain(ctx, crba_student):
     arm = samples.seed004_2link()
     q = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(-np.pi, np.pi)])
     ctx.expect_close("M (2, 2)", ctx.call(crba_student, arm, q), db4_mass_matrix(q[1]),
-                     call=f"crba(seed004_2link, q={np.round(q, 4).tolist()})", hint=_CRBA_HINT)
+                     call=f"crba(seed004_2link, q={display.array(q)})", hint=_CRBA_HINT)
     for _ in range(3):
         model = random_model(ctx, tree=False)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
@@ -346,7 +347,7 @@ def cholesky_spd(ctx, cholesky_solve):
         b = ctx.rng.normal(size=n)
         eigenvalues = np.linalg.eigvalsh(M)
         call = (f"cholesky_solve(M, b) with a symmetric {n}x{n} M that is not positive definite (eigenvalues "
-                f"{np.round(eigenvalues, 3).tolist()})")
+                f"{display.array(eigenvalues)})")
         ctx.expect_refusal(f"x ({n},)", cholesky_solve, M, b, call=call,
                            hint="this M has no Cholesky factor, so a solve through M = L L^T must fail "
                                 "(np.linalg.cholesky raises LinAlgError; your own loops meet the square root of a "

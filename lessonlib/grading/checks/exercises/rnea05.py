@@ -81,9 +81,6 @@ def static_reference(L1, L2, m1, m2, g, tip_mass=0.0):
     return np.array([tau1, tau2])
 
 
-
-
-
 def gravity_by_jacobians(model, q, g):
     """``g(q) = −Σ m_i J_c,iᵀ g``: the gravity torques from COM Jacobians, without any RNEA."""
     T = fk(model, q)
@@ -94,7 +91,6 @@ def gravity_by_jacobians(model, q, g):
         J_com = J[LIN] - np.cross(r, J[ANG].T).T                          # v_c = v_o + ω × r
         tau -= model.mass[i] * J_com.T @ np.asarray(g, dtype=float)
     return tau
-
 
 
 # --- known mistakes (judge side): the lesson's equations with one piece replaced ------------------

@@ -52,6 +52,7 @@ from lessonlib import samples, se3, so3
 from lessonlib.dynamics import coriolis_matrix, crba, rnea, rnea_poe_trace, rnea_trace
 from lessonlib.kinematics import body_twists, fk, jacobian
 from lessonlib.model import from_poe, to_poe
+from .. import display
 from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
 from ._common import random_gravity, random_model, random_state, random_tree
@@ -84,7 +85,6 @@ def random_chain(ctx, n_min=2, n_max=6):
     return rebuilt, lists
 
 
-
 def random_screw(ctx, prismatic=False):
     """A unit joint screw: revolute ``[ω; −ω × r]`` through a random point, or prismatic ``[0; v]``."""
     axis = ctx.rng.normal(size=3)
@@ -92,7 +92,6 @@ def random_screw(ctx, prismatic=False):
     if prismatic:
         return np.r_[np.zeros(3), axis]
     return np.r_[axis, -np.cross(axis, ctx.rng.uniform(-1, 1, 3))]
-
 
 
 # --- known mistakes (judge side): the recursion with one piece replaced -----------------------------
@@ -265,7 +264,7 @@ def adjoint(ctx, joint_adjoint):
     cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
     cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
     for s, theta in cases:
-        call = f"joint_adjoint(s={np.round(s, 4).tolist()}, theta={theta:.4g})"
+        call = f"joint_adjoint(s={display.array(s)}, theta={theta:.4g})"
         H = ctx.call(joint_adjoint, s, theta)
         expected = expm(theta * se3.ad(s))
         assert np.allclose(expected, se3.Ad(se3.exp(theta * s)), atol=1e-9), "checker self-test: Ad exp = exp ad"

@@ -22,6 +22,7 @@ import numpy as np
 from lessonlib import samples, so3
 from lessonlib.dynamics import gravity_torques
 from lessonlib.dynamics.energy import potential_energy
+from .. import display
 from ..checker import Exercise
 
 EXERCISE = Exercise(
@@ -62,7 +63,6 @@ def holding_reference(model, q, gravity=None):
 
 def random_rotation(ctx):
     return so3.exp(ctx.rng.normal(size=3) * ctx.rng.uniform(0.3, 1.0))
-
 
 
 def as_bool(ctx, value, what, call):
@@ -132,7 +132,7 @@ def holding(ctx, static_holding_torque):
     cases = [(arm7, Q_SHOW), (arm7, ctx.rng.uniform(-np.pi, np.pi, 7)),
              (samples.planar_2link(), np.zeros(2)), (samples.planar_2link(), ctx.rng.uniform(-np.pi, np.pi, 2))]
     for model, q in cases:
-        call = f"static_holding_torque({model.name}, q = {np.round(q, 3).tolist()})"
+        call = f"static_holding_torque({model.name}, q = {display.array(q)})"
         ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q), call=call,
                          hint="at rest the motors only cancel gravity: tau = g(q), the library's gravity_torques")
 
@@ -146,7 +146,7 @@ def holding_gravity(ctx, static_holding_torque):
         n = int(ctx.rng.integers(3, 7))
         model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=True, prismatic=True)
         q = ctx.rng.uniform(-np.pi, np.pi, n)
-        call = (f"static_holding_torque(model, q, gravity={np.round(gravity, 3).tolist()}) "
+        call = (f"static_holding_torque(model, q, gravity={display.array(gravity)}) "
                 f"({label} gravity, a random {n}-body tree)")
         ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q, gravity=gravity),
                          holding_reference(model, q, gravity), call=call,

@@ -123,14 +123,11 @@ def gravity_hold(ctx, pd_gravity):
         Kp, Kd = random_gains(ctx, n, scalar=k == 0)
         g = None if k == 0 else random_gravity(ctx)
         kwargs = {} if g is None else {"gravity": g}
-        call = (f"pd_gravity({model.name}, q, qd=0, q_ref=q, Kp, Kd{', gravity=g' if g is not None else ''}) "
-                f"with {gains_text(Kp)}")
-        tau = ctx.expect_shape("tau", ctx.call(pd_gravity, model, q, np.zeros(n), q.copy(), Kp, Kd, **kwargs), (n,),
-                               call=call)
+        tau = ctx.expect_shape("tau", ctx.call(pd_gravity, model, q, np.zeros(n), q.copy(), Kp, Kd, **kwargs), (n,))
         ctx.expect_close("qdd = aba(model, q, 0, tau): the arm must float", aba(model, q, np.zeros(n), tau, gravity=g),
-                         np.zeros(n), call=call,
+                         np.zeros(n),
                          hint="at q = q_ref and qd = 0 the PD part is zero and tau = g(q) = rnea(model, q, 0, 0)")
-        ctx.expect_close("tau = g(q)", tau, gravity_torques(model, q, gravity=g), call=call,
+        ctx.expect_close("tau = g(q)", tau, gravity_torques(model, q, gravity=g),
                          hint="gravity=None means the model's default, model.gravity")
 
 
@@ -143,9 +140,8 @@ def pd_law(ctx, pd_gravity):
         q, qd, q_ref = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), ctx.rng.uniform(-np.pi, np.pi, n)
         Kp, Kd = random_gains(ctx, n, scalar=k == 1)
         g = random_gravity(ctx)
-        call = f"pd_gravity(model, q, qd, q_ref, Kp, Kd, gravity=g) on a random {n}-link chain, {gains_text(Kp)}"
         expected = gravity_compensation(model, gravity=g, Kp=Kp, Kd=Kd, q_ref=q_ref)(0.0, q, qd)
-        ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected, call=call,
+        ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected,
                          hint="tau = g(q) + Kp (q_ref - q) - Kd qd (the damping acts on qd itself)")
 
 
@@ -580,13 +576,10 @@ def limits_law(ctx, limited_computed_torque, computed_torque_student):
         tau_max = (np.abs(tau) * ctx.rng.uniform(0.3, 1.6, n) if k < 3
                    else float(np.median(np.abs(tau))))                 # some joints saturate, some do not
         expected = saturated(lambda t, q_, qd_: tau, tau_max)(0.0, q, qd)
-        which = "per-joint limits (n,)" if np.ndim(tau_max) else "one limit for every joint"
-        call = (f"limited_computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, tau_max) on a random {n}-link chain, "
-                f"{which}")
         with ctx.suspects(ctx.suspect(computed_torque_student, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, expected=tau,
                                       call="computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd)", see="app-ct-law")):
             got = ctx.call(limited_computed_torque, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, tau_max)
-            ctx.expect_close("tau (n,)", got, expected, call=call,
+            ctx.expect_close("tau (n,)", got, expected,
                              hint="the computed torque (your computed_torque), then each joint clipped to "
                                   "[−tau_max_j, tau_max_j]: np.clip(tau, -tau_max, tau_max)")
 
@@ -606,15 +599,13 @@ def limits_run(ctx, track_with_limits):
     assert np.all(tau_max < np.minimum(tau_plan.max(axis=0), -tau_plan.min(axis=0))), "self-test: both sides saturate"
     expected = tracking_with(model, q0, q1, move_time, Kp, Kd, tau_max, 0.005, 1.0)
     assert np.abs(expected).max() > 0.01, "checker self-test: the limits must bite"
-    call = (f"track_with_limits(model, q0={display.array(q0)}, q1={display.array(q1)}, move_time={move_time:.3f}, Kp=400, Kd=40, "
-            f"tau_max={display.array(tau_max)}, dt=0.005, duration=1.0) on [RNE05]'s two rods")
     E = ctx.expect_shape("E (201, 2)", ctx.call(track_with_limits, model, q0, q1, move_time, Kp, Kd, tau_max, 0.005,
-                                                1.0), expected.shape, call=call)
-    ctx.expect_close("max |E| per joint (rad)", np.abs(E).max(axis=0), np.abs(expected).max(axis=0), call=call,
+                                                1.0), expected.shape)
+    ctx.expect_close("max |E| per joint (rad)", np.abs(E).max(axis=0), np.abs(expected).max(axis=0),
                      hint="simulate(model, q0, 0, torque_fn, dt, duration) with torque_fn(t, q, qd) = "
                           "limited_computed_torque(model, q, qd, *quintic(q0, q1, move_time)(t), Kp, Kd, tau_max); "
                           "E = q_d(t) − q(t) at the trajectory's times")
-    ctx.expect_close("E (every sample)", E, expected, call=call)
+    ctx.expect_close("E (every sample)", E, expected)
 
 
 # --- (g) Slotine–Li adaptive control ([Slotine & Li 1987], pointed to by [RNE05] §七) ------------------------
@@ -678,13 +669,12 @@ def sl_regressor_check(ctx, sl_regressor):
         model = random_chain(ctx, n_max=4)
         n = model.n
         q, qd, v, a = ctx.rng.uniform(-np.pi, np.pi, n), *ctx.rng.normal(size=(3, n))
-        call = f"sl_regressor(model, q, qd, v, a) on a random {n}-link chain"
-        Y = ctx.expect_shape(f"Y ({n}, {10 * n})", ctx.call(sl_regressor, model, q, qd, v, a), (n, 10 * n), call=call)
+        Y = ctx.expect_shape(f"Y ({n}, {10 * n})", ctx.call(sl_regressor, model, q, qd, v, a), (n, 10 * n))
         ctx.expect_close("Y @ inertial_parameters(model)", Y @ inertial_parameters(model),
-                         crba(model, q) @ a + coriolis_matrix(model, q, qd) @ v + gravity_torques(model, q), call=call,
+                         crba(model, q) @ a + coriolis_matrix(model, q, qd) @ v + gravity_torques(model, q),
                          hint="Y θ = M(q) a + C(q, q̇) v + g(q): regressor(model, q, 0, a) gives M a + g; C(q, q̇) v = "
                               "½ (c(q̇ + v) − c(q̇) − c(v)) with c(x) = regressor(model, q, x, 0, gravity=(0, 0, 0))")
-        ctx.expect_close("Y (every column)", Y, slotine_li_regressor(model, q, qd, v, a), call=call)
+        ctx.expect_close("Y (every column)", Y, slotine_li_regressor(model, q, qd, v, a))
 
 
 @EXERCISE.check("app-sl-law", points=1, functions=("sl_control",), helpers=("sl_regressor",),
@@ -701,19 +691,17 @@ def sl_law(ctx, sl_control, sl_regressor):
             (ctx.rng.uniform(1, 10, n), ctx.rng.uniform(1, 10, n))
         columns = base.independent
         expected = sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma)
-        call = (f"sl_control(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma) on a random {n}-link "
-                f"chain ({base.rank} base parameters)")
         qd_r = qd_d - Lambda * (q - q_d)
         qdd_r = qdd_d - Lambda * (qd - qd_d)
         with ctx.suspects(ctx.suspect(sl_regressor, model, q, qd, qd_r, qdd_r,
                                       expected=slotine_li_regressor(model, q, qd, qd_r, qdd_r),
                                       call="sl_regressor(model, q, qd, qd_r, qdd_r)", see="app-sl-regressor")):
             tau, a_dot = ctx.expect_tuple(ctx.call(sl_control, model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda,
-                                                   K_D, Gamma), ("tau", "a_hat_dot"), call=call)
-            ctx.expect_close("tau (n,)", tau, expected[0], call=call,
+                                                   K_D, Gamma), ("tau", "a_hat_dot"))
+            ctx.expect_close("tau (n,)", tau, expected[0],
                              hint="q̃ = q − q_d, q̇_r = q̇_d − Λ q̃, q̈_r = q̈_d − Λ (q̇ − q̇_d), s = q̇ − q̇_r; "
                                   "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; τ = Y â − K_D s")
-            ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], call=call, hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
+            ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
 
 
 def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):

@@ -263,9 +263,8 @@ def jacobian_check(ctx, four_bar_G):
     _self_test_against_library()
     for lengths in [FOUR_BAR.lengths] + [random_lengths(ctx) for _ in range(3)]:
         q = ctx.rng.uniform(-np.pi, np.pi, 3)
-        call = f"four_bar_G(q={display.array(q)}, lengths={display.array(lengths)})"
         got = ctx.call(four_bar_G, q, lengths)
-        ctx.expect_close("G (2, 3)", got, pin_gap_jacobian(q, lengths), call=call,
+        ctx.expect_close("G (2, 3)", got, pin_gap_jacobian(q, lengths),
                          hint="column j is the derivative of (coupler tip − rocker tip) with respect to q_j, in world "
                               "axes; q1 is the coupler's angle relative to the crank")
 
@@ -285,10 +284,9 @@ def noc_check(ctx, noc_independent):
         if np.linalg.cond(np.delete(G, independent, axis=1)) < 50:     # a well-posed G_d
             cases.append((G, independent))
     for G, independent in cases:
-        call = f"noc_independent(G {G.shape}, independent={independent})"
         got = ctx.call(noc_independent, G, independent)
         expected = noc_reference(G, independent)
-        ctx.expect_close(f"N {expected.shape}", got, expected, call=call,
+        ctx.expect_close(f"N {expected.shape}", got, expected,
                          hint="rows of the independent coordinates are the identity; the others solve G_d x = −G_i")
     for _ in range(3):                                                  # the instruction "solve, not an inverse"
         G, independent, N_true = ill_conditioned_constraint(ctx)
@@ -309,10 +307,8 @@ def noc_check(ctx, noc_independent):
 def gamma_check(ctx, four_bar_gamma):
     for lengths in [FOUR_BAR.lengths] + [random_lengths(ctx) for _ in range(3)]:
         q, qd = ctx.rng.uniform(-np.pi, np.pi, 3), ctx.rng.normal(size=3) * 3
-        call = (f"four_bar_gamma(q={display.array(q)}, qd={display.array(qd)}, "
-                f"lengths={display.array(lengths)})")
         got = ctx.call(four_bar_gamma, q, qd, lengths)
-        ctx.expect_close("gamma (2,)", got, pin_gap_gamma(q, qd, lengths), call=call,
+        ctx.expect_close("gamma (2,)", got, pin_gap_gamma(q, qd, lengths),
                          hint="differentiate G q̇ once more with q̈ = 0: each link contributes its centripetal term "
                               "(world axes)")
 
@@ -332,10 +328,9 @@ def crank_torque_check(ctx, crank_torque, *loop):
         expected = float(inverse_dynamics(fb, q, qd, qdd).tau[0])
         assert abs(expected - lagrange.crank_torque(theta, theta_d, theta_dd)[0]) < 1e-9, "self-test: Lagrange"
         assert abs(expected - crank_with(theta, theta_d, theta_dd)) < 1e-9, "self-test: the NOC of the tree"
-        call = f"crank_torque({theta:.4f}, {theta_d:.4f}, {theta_dd:.4f})"
         with ctx.suspects(*loop_suspects(ctx, *loop, q, qd)):
             got = ctx.call(crank_torque, theta, theta_d, theta_dd)
-            ctx.expect_close("tau (N·m)", np.reshape(got, -1) if np.size(got) == 1 else got, [expected], call=call,
+            ctx.expect_close("tau (N·m)", np.reshape(got, -1) if np.size(got) == 1 else got, [expected],
                              hint="q̇ = N θ̇2, q̈ = N θ̈2 + [0; G_d⁻¹ γ], then τ = Nᵀ (M q̈ + c + g) of the tree")
 
 
@@ -355,7 +350,6 @@ def power_check(ctx, redistribute):
         # independent identity: equal power for a random tip velocity
         xd = ctx.rng.normal(size=k)
         assert np.isclose(expected @ (A @ xd), sum(tk @ np.linalg.solve(Jk, xd) for Jk, tk in zip(J, tau))), "self-test"
-        call = f"redistribute(J: {k} chains of {k}x{k}, tau: {k} x ({k},), actuated={actuated})"
         got = ctx.call(redistribute, np.array(J), np.array(tau), actuated)
-        ctx.expect_close(f"tau_a ({k},)", got, expected, call=call,
+        ctx.expect_close(f"tau_a ({k},)", got, expected,
                          hint="row k of A is row actuated[k] of J_k⁻¹; τ_a = A⁻ᵀ Σ_k J_k⁻ᵀ τ_k")

@@ -252,12 +252,11 @@ def blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q)
 def twist_prop(ctx, twist_propagation_student):
     cases = [np.array([1.0, 0.0, 0.0])] + [ctx.rng.uniform(-1, 1, 3) for _ in range(3)]
     for a in cases:
-        call = f"twist_propagation(a={display.array(a)})"
         A = ctx.call(twist_propagation_student, a)
         expected = np.eye(6)
         expected[LIN, ANG] = -so3.hat(a)
         assert np.allclose(expected, twist_propagation(a)), "checker self-test: A"
-        ctx.expect_close("A (6, 6)", A, expected, call=call,
+        ctx.expect_close("A (6, 6)", A, expected,
                          hint="A [w; v] must be [w; v + w x a]: the same body seen from a point a further on")
     a, b = ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)
     ctx.expect_close("A(a) @ A(b)", ctx.expect_shape("A(a)", ctx.call(twist_propagation_student, a), (6, 6))
@@ -275,9 +274,7 @@ def joint_rate(ctx, joint_rate_vector):
         e = ctx.rng.normal(size=3)
         cases.append((kind, e / np.linalg.norm(e), ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)))
     for kind, e, r, O in cases:
-        call = (f"joint_rate_vector({kind!r}, e={display.array(e)}, r={display.array(r)}, "
-                f"O={display.array(O)})")
-        ctx.expect_close("p (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O), call=call,
+        ctx.expect_close("p (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O),
                          hint="a unit joint rate gives the twist [e; velocity of O]: for a revolute joint O moves "
                               "on a circle about the axis through r; a prismatic joint slides along e and does not "
                               "turn")
@@ -300,9 +297,8 @@ def _n_cases(ctx, trials=3):
                 variants=(ND_LOCAL_AXES, ND_WORLD_ORIGIN))
 def n_d(ctx, denoc_N):
     for model, q, _, mats in _n_cases(ctx):
-        call = f"denoc_N(model, q) on {model.name!r} (n = {model.n})"
-        _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"), call=call)
-        ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d, call=call,
+        _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
+        ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d,
                          hint="rows 6k..6k+5 of column k hold p_k in world axes at O_k, the origin of body frame k; "
                               "everything else is 0")
 
@@ -311,13 +307,12 @@ def n_d(ctx, denoc_N):
                 title="N_l of a chain, and t = N_l N_d qd", variants=(NL_SIGN, NL_BIDIAGONAL, NL_ABOVE))
 def n_l(ctx, denoc_N):
     for model, q, qd, mats in _n_cases(ctx):
-        call = f"denoc_N(model, q) on {model.name!r} (n = {model.n})"
-        N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"), call=call)
-        N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n), call=call)
-        ctx.expect_close(f"N_l ({6 * model.n}, {6 * model.n})", N_l, mats.N_l, call=call,
+        N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
+        N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n))
+        ctx.expect_close(f"N_l ({6 * model.n}, {6 * model.n})", N_l, mats.N_l,
                          hint="block (k, j) is A_kj = A(O_k - O_j) for j <= k (the identity on the diagonal), 0 above")
-        ctx.expect_close("t = N_l (p_k qd_k stacked) (world twists)", N_l @ joint_motions(model, q, qd),
-                         world_twists(model, q, qd), call=call + " with a random qd",
+        ctx.expect_close("t = N_l (p_k qd_k stacked) for a random qd (world twists)", N_l @ joint_motions(model, q, qd),
+                         world_twists(model, q, qd),
                          hint="row block k of N_l sums what every link up to k passes on to O_k")
 
 
@@ -330,10 +325,9 @@ def nmn(ctx, generalized_inertia, denoc_N):
     for _ in range(3):
         model = random_chain(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
-        call = f"generalized_inertia(model, q) on a random {model.n}-link chain"
         with ctx.suspects(n_suspect(ctx, denoc_N, model, q)):
             ctx.expect_close(f"I ({model.n}, {model.n})", ctx.call(generalized_inertia, model, q), crba(model, q),
-                             call=call, hint="M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T: the body inertia about O_k, "
+                             hint="M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T: the body inertia about O_k, "
                                              "turned to world axes; I = N^T diag(M_1..M_n) N")
 
 
@@ -344,12 +338,11 @@ def nmn_swc16(ctx, generalized_inertia, denoc_N):
     arm = samples.seed002_7dof()
     for _ in range(2):
         q, qd, _ = random_state(ctx, arm)
-        call = "generalized_inertia(seed002_7dof, q)"
         with ctx.suspects(n_suspect(ctx, denoc_N, arm, q)):
             I = ctx.call(generalized_inertia, arm, q)
-            ctx.expect_close("I (7, 7)", I, crba(arm, q), call=call)
-        ctx.expect_close("kinetic energy 1/2 qd^T I qd", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
-                         kinetic_energy(arm, q, qd), call=call + " with a random qd")
+            ctx.expect_close("I (7, 7)", I, crba(arm, q))
+        ctx.expect_close("kinetic energy 1/2 qd^T I qd for a random qd", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
+                         kinetic_energy(arm, q, qd))
 
 
 # The denoc checks also pass the student's twist_propagation and joint_rate_vector (see blocks_suspects).
@@ -367,17 +360,15 @@ def tau_chain(ctx, denoc, *blocks):
         model = random_chain(ctx)
         cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
     for model, q, qd, qdd, g in cases:
-        call = f"denoc(model, q, qd, qdd, gravity=g) on {model.name!r} (n = {model.n})"
         with ctx.suspects(*blocks_suspects(ctx, *blocks, model, q)):
             ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd, gravity=g),
-                             rnea(model, q, qd, qdd, gravity=g), call=call,
+                             rnea(model, q, qd, qdd, gravity=g),
                              hint="forward: t_k, then td_k = A td_(k-1) + Adot t_(k-1) + p_k qdd_k + W_k p_k qd_k "
                                   "from td_0 = [0; -g]; backward: w_k = M_k td_k + W_k M_k E t_k + A_(k+1,k)^T w_(k+1), "
                                   "tau_k = p_k . w_k")
     model = cases[-1][0]
     q, qd, qdd = random_state(ctx, model)
     ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd), rnea(model, q, qd, qdd),
-                     call=f"denoc(model, q, qd, qdd) with gravity=None on {model.name!r}",
                      hint="gravity=None means the model's default, model.gravity")
 
 
@@ -403,12 +394,12 @@ def tau_identities(ctx, denoc, *blocks):
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
     with ctx.suspects(*blocks_suspects(ctx, *blocks, model, q)):
-        ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, zero, zero, gravity=g),
-                         gravity_by_jacobians(model, q, g), call="denoc(model, q, 0, 0, gravity=g): the gravity torques",
+        ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(denoc, model, q, zero, zero, gravity=g),
+                         gravity_by_jacobians(model, q, g),
                          hint="at rest only gravity remains: every td_k is [0; -g]")
     columns = [ctx.expect_shape(f"column {j} of M", ctx.call(denoc, model, q, zero, np.eye(model.n)[j],
                                                              gravity=np.zeros(3)),
-                                (model.n,), call=f"denoc(model, q, 0, e_{j}, gravity=0)") for j in range(model.n)]
+                                (model.n,)) for j in range(model.n)]
     ctx.expect_close("M = [denoc(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
                      call=f"the mass matrix of a random {model.n}-link chain, column by column",
                      hint="with qd = 0 and no gravity, denoc(q, 0, e_j) is column j of I = N^T M N")

@@ -233,9 +233,8 @@ def static_no_load(ctx, static_torques):
                               m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                               g=ctx.rng.uniform(1.0, 20.0)) for _ in range(3)]
     for c in cases:
-        call = "static_torques(L1={L1:.4g}, L2={L2:.4g}, m1={m1:.4g}, m2={m2:.4g}, g={g:.4g})".format(**c)
         got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"])
-        ctx.expect_close("(tau1, tau2)", got, static_reference(**c), call=call,
+        ctx.expect_close("(tau1, tau2)", got, static_reference(**c),
                          hint="each rod's weight acts at its middle; tau1 carries both rods, tau2 only the second")
 
 
@@ -247,10 +246,8 @@ def static_tip_load(ctx, static_torques):
                                                   g=ctx.rng.uniform(1.0, 20.0), tip_mass=ctx.rng.uniform(0.2, 3.0))
                                              for _ in range(3)]
     for c in cases:
-        call = ("static_torques(L1={L1:.4g}, L2={L2:.4g}, m1={m1:.4g}, m2={m2:.4g}, g={g:.4g}, "
-                "tip_mass={tip_mass:.4g})").format(**c)
         got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"], tip_mass=c["tip_mass"])
-        ctx.expect_close("(tau1, tau2)", got, static_reference(**c), call=call,
+        ctx.expect_close("(tau1, tau2)", got, static_reference(**c),
                          hint="the tip load's weight acts at L2 from joint 2 and at L1 + L2 from joint 1")
 
 
@@ -270,9 +267,8 @@ def _outward_cases(ctx, trials=3):
                 title="outward pass: body twists v_i", variants=(OUT_TRANSPOSED, OUT_NOT_CARRIED))
 def outward_velocity(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
-        call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain"
-        v, _ = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"), call=call)
-        ctx.expect_close("v (n, 6)", v, trace.v, call=call,
+        v, _ = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"))
+        ctx.expect_close("v (n, 6)", v, trace.v,
                          hint="v_i = X_i v_(i-1) + S_i qd_i, starting from v_(-1) = 0")
 
 
@@ -281,9 +277,8 @@ def outward_velocity(ctx, outward_pass):
                 variants=(OUT_TRANSPOSED, PRODUCT_DROPPED, PRODUCT_SWAPPED, A0_DROPPED))
 def outward_acceleration(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
-        call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain, a0 = [0; -g]"
-        _, a = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"), call=call)
-        ctx.expect_close("a (n, 6)", a, trace.a, call=call,
+        _, a = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"))
+        ctx.expect_close("a (n, 6)", a, trace.a,
                          hint="a_i = X_i a_(i-1) + S_i qdd_i + ad(v_i) S_i qd_i, starting from a0")
 
 
@@ -296,9 +291,8 @@ def inward(ctx, inward_pass):
         model = random_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_trace(model, q, qd, qdd, gravity=random_gravity(ctx))
-        call = f"inward_pass(X, S, I, v, a) on a random {model.n}-link chain"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a)
-        ctx.expect_close("tau (n,)", got, trace.tau, call=call,
+        ctx.expect_close("tau (n,)", got, trace.tau,
                          hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i; tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
 
 
@@ -314,9 +308,8 @@ def inward_fext(ctx, inward_pass):
         # independent identity: an environment wrench on body i changes tau by -J_i^T f_ext,i
         shift = -sum(jacobian(model, q, body=i, frame="body").T @ F[i] for i in range(model.n))
         assert np.allclose(trace.tau - rnea(model, q, qd, qdd, gravity=g), shift, atol=1e-8), "self-test: J^T f"
-        call = f"inward_pass(X, S, I, v, a, f_ext) on a random {model.n}-link chain"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a, f_ext=F)
-        ctx.expect_close("tau (n,)", got, trace.tau, call=call,
+        ctx.expect_close("tau (n,)", got, trace.tau,
                          hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i - f_ext[i], with f_ext[i] the wrench the environment applies "
                               "ON body i (body frame i); tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
 
@@ -337,14 +330,12 @@ def full_chain(ctx, rnea_student, outward_pass, inward_pass):
         model = random_chain(ctx)
         cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
     for model, q, qd, qdd, g in cases:
-        call = f"rnea(model, q, qd, qdd, gravity=g) on {model.name!r} (n = {model.n})"
         with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g)):
             got = ctx.call(rnea_student, model, q, qd, qdd, gravity=g)
-            ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g), call=call)
+            ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g))
     model = cases[-1][0]
     q, qd, qdd = random_state(ctx, model)
-    call = f"rnea(model, q, qd, qdd) with gravity=None on {model.name!r}"
-    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, qd, qdd), rnea(model, q, qd, qdd), call=call,
+    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, qd, qdd), rnea(model, q, qd, qdd),
                      hint="gravity=None means the model's default, model.gravity")
 
 
@@ -356,10 +347,9 @@ def full_identities(ctx, rnea_student, outward_pass, inward_pass):
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    call = "rnea(model, q, 0, 0, gravity=g): the gravity torques"
     with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, model, q, zero, zero, g)):
-        ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
-                         gravity_by_jacobians(model, q, g), call=call,
+        ctx.expect_close("tau (n,), the gravity torques", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
+                         gravity_by_jacobians(model, q, g),
                          hint="with qd = qdd = 0 only gravity remains: tau = -sum_i m_i J_com,i^T g")
     columns = [ctx.call(rnea_student, model, q, zero, np.eye(model.n)[j], gravity=np.zeros(3)) for j in range(model.n)]
     for j, col in enumerate(columns):
@@ -377,9 +367,8 @@ def full_ur5(ctx, rnea_student, outward_pass, inward_pass):
     theta = np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3])
     cases = [(theta, 0.2 * np.ones(6), 0.1 * np.ones(6))] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
-        call = "rnea(ur5, q, qd, qdd) (default gravity (0, 0, -9.81))"
         with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, ur5, q, qd, qdd, ur5.gravity)):
-            ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd), call=call)
+            ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd))
 
 
 # --- (e) [LWP 1980]'s backward recursion with the erratum ([RNE05] §四) ------------------------------------

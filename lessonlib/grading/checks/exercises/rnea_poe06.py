@@ -234,9 +234,8 @@ def helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists,
 def home_poses(ctx, home_frames):
     for _ in range(3):
         model, (M_list, G_list, _) = random_chain(ctx)
-        call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
-        M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"), call=call)
-        ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)), call=call,
+        M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
+        ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)),
                          hint="M_i = M_list[0] @ M_list[1] @ ... @ M_list[i]; the last entry of M_list is the "
                               "end-effector frame, not a link")
 
@@ -249,9 +248,8 @@ def home_inertias(ctx, home_frames):
         model, (M_list, G_list, S_list) = random_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_poe_trace(model, q, qd, qdd)
-        call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
-        _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"), call=call)
-        ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N, call=call,
+        _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
+        ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N,
                          hint="N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1): a wrench moves with the transpose of the "
                               "inverse adjoint, so the inertia is congruent to G_i")
 
@@ -264,11 +262,10 @@ def adjoint(ctx, joint_adjoint):
     cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
     cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
     for s, theta in cases:
-        call = f"joint_adjoint(s={display.array(s)}, theta={theta:.4g})"
         H = ctx.call(joint_adjoint, s, theta)
         expected = expm(theta * se3.ad(s))
         assert np.allclose(expected, se3.Ad(se3.exp(theta * s)), atol=1e-9), "checker self-test: Ad exp = exp ad"
-        ctx.expect_close("H (6, 6)", H, expected, call=call,
+        ctx.expect_close("H (6, 6)", H, expected,
                          hint="H = Ad(T) with T = exp([s] theta) the 4x4 transform of the joint motion")
 
 
@@ -312,9 +309,8 @@ def _forward_cases(ctx, trials=3):
                 title="forward pass: twists V_i^0 in the zero configuration", variants=(FWD_H, FWD_NOT_CARRIED))
 def forward_velocity(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
-        call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
-        V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"), call=call)
-        ctx.expect_close(f"V ({model.n}, 6)", V, trace.V, call=call,
+        V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
+        ctx.expect_close(f"V ({model.n}, 6)", V, trace.V,
                          hint="V_i^0 = qd_i s_i^0 + H_i^-1 V_(i-1)^0 with H_i^-1 = Ad(exp(-q_i s_i^0)), V_(-1) = 0")
 
 
@@ -323,9 +319,8 @@ def forward_velocity(ctx, forward_pass):
                 variants=(FWD_H, BRACKET_DROPPED, BRACKET_SWAPPED, FWD_GRAVITY_SIGN))
 def forward_acceleration(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
-        call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
-        _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"), call=call)
-        ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g, call=call,
+        _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
+        ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g,
                          hint="start from [0; -g]; then qdd_i s_i^0 + qd_i [V_i^0, s_i^0] + H_i^-1 (previous), "
                               "with [x, y] = ad(x) y")
 
@@ -377,13 +372,12 @@ def rnea_identities(ctx, rnea_poe, *earlier):
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
     with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
-        ctx.expect_close(f"tau ({model.n},)", ctx.call(rnea_poe, *lists, q, zero, zero, g),
+        ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(rnea_poe, *lists, q, zero, zero, g),
                          gravity_by_jacobians(model, q, g),
-                         call="rnea_poe(..., q, 0, 0, gravity): the gravity torques",
                          hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
     columns = [ctx.expect_shape(f"column {j} of M",
                                 ctx.call(rnea_poe, *lists, q, zero, np.eye(model.n)[j], np.zeros(3)),
-                                (model.n,), call=f"rnea_poe(..., q, 0, e_{j}, gravity=0)") for j in range(model.n)]
+                                (model.n,)) for j in range(model.n)]
     ctx.expect_close("M = [rnea_poe(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
                      call=f"the mass matrix of a random {model.n}-link chain, column by column",
                      hint="with qd = 0 and no gravity, the torques for qdd = e_j are column j of M(q)")
@@ -510,11 +504,10 @@ def _closed_form_a(ctx, mass_matrix_closed_form, models):
     for model in models:
         q = random_state(ctx, model)[0]
         s, N, parent = closed_form_inputs(model, q)
-        call = f"mass_matrix_closed_form(s, N, parent={parent}) on a random {model.n}-joint {'chain' if model.is_chain else 'tree'}"
         A = ctx.expect_shape(f"A ({model.n}, {model.n})", ctx.call(mass_matrix_closed_form, s, N, parent),
-                             (model.n, model.n), call=call)
-        ctx.expect_close("A − Aᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), call=call, hint=_A_HINT)
-        ctx.expect_close("A (the CRBA's mass matrix)", A, crba(model, q), call=call, hint=_A_HINT)
+                             (model.n, model.n))
+        ctx.expect_close("A − Aᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), hint=_A_HINT)
+        ctx.expect_close("A (the CRBA's mass matrix)", A, crba(model, q), hint=_A_HINT)
 
 
 @EXERCISE.check("poe-closed-a-chain", points=1, functions=("mass_matrix_closed_form",),
@@ -539,11 +532,9 @@ def closed_b(ctx, velocity_coefficients):
         q, qd, _ = random_state(ctx, model)
         s, N, parent = closed_form_inputs(model, q)
         n = model.n
-        call = (f"velocity_coefficients(s, N, parent={parent}) on a random {n}-joint "
-                f"{'chain' if model.is_chain else 'tree'}")
-        B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n), call=call)
+        B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n))
         ctx.expect_close("½ (B_ikl + B_ilk) (the Christoffel symbols Γ_ikl)", 0.5 * (B + B.transpose(0, 2, 1)),
-                         christoffel(model, q), call=call,
+                         christoffel(model, q),
                          hint="B_ikl = s_iᵀ N̄_max(i,l) [s_k, s_l] (only when joint k carries joint l: k < l on a chain) "
                               "+ s_kᵀ N̄_max(i,k,l) [s_i, s_l]; [x, y] = ad(x) y; on a tree N̄ sums the subtree of "
                               "the deepest joint, 0 off one path")

@@ -58,11 +58,10 @@ def drift_reference(model, q0, qd0, dt, steps, integrator):
     return traj.energy - traj.energy[0]
 
 
-def step_pair(ctx, result, n, call):
+def step_pair(ctx, result, n):
     """Unpack a ``(q, qd)`` result into two (n,) arrays, failing readably."""
-    result = ctx.expect_tuple(result, ("q_next", "qd_next"), call=call)
-    return (ctx.expect_shape("q_next", result[0], (n,), call=call),
-            ctx.expect_shape("qd_next", result[1], (n,), call=call))
+    result = ctx.expect_tuple(result, ("q_next", "qd_next"))
+    return ctx.expect_shape("q_next", result[0], (n,)), ctx.expect_shape("qd_next", result[1], (n,))
 
 
 def step_cases(ctx, trials=3):
@@ -80,33 +79,29 @@ def step_cases(ctx, trials=3):
                 title="one step of semi-implicit (symplectic) Euler")
 def semi_implicit(ctx, semi_implicit_euler_step):
     for model, q, qd, tau, dt, g in step_cases(ctx):
-        gtext = "gravity=g" if g is not None else "gravity=None"
-        call = f"semi_implicit_euler_step(model, q, qd, tau, dt={dt:.4g}, {gtext}) on a random {model.n}-link chain"
         kwargs = {} if g is None else {"gravity": g}
-        q1, qd1 = step_pair(ctx, ctx.call(semi_implicit_euler_step, model, q, qd, tau, dt, **kwargs), model.n, call)
+        q1, qd1 = step_pair(ctx, ctx.call(semi_implicit_euler_step, model, q, qd, tau, dt, **kwargs), model.n)
         ref_q, ref_qd = one_step(model, q, qd, tau, dt, "semi_implicit_euler", gravity=g)
-        ctx.expect_close("qd_next", qd1, ref_qd, call=call,
+        ctx.expect_close("qd_next", qd1, ref_qd,
                          hint="qd_next = qd + dt * qdd with qdd = aba(model, q, qd, tau, gravity=gravity)")
         explicit = q + dt * qd
         if np.allclose(q1, explicit, atol=ctx.atol) and not np.allclose(explicit, ref_q, atol=ctx.atol):
-            ctx.fail("q_next = q + dt * qd is explicit Euler", call=call,
+            ctx.fail("q_next = q + dt * qd is explicit Euler",
                      hint="semi-implicit Euler moves the position with the NEW velocity: q_next = q + dt * qd_next")
-        ctx.expect_close("q_next", q1, ref_q, call=call, hint="q_next = q + dt * qd_next (the new velocity)")
+        ctx.expect_close("q_next", q1, ref_q, hint="q_next = q + dt * qd_next (the new velocity)")
 
 
 @EXERCISE.check("sim-rk4", points=2, functions=("rk4_step",),
                 title="one step of classical Runge-Kutta (RK4)")
 def rk4(ctx, rk4_step):
     for model, q, qd, tau, dt, g in step_cases(ctx):
-        gtext = "gravity=g" if g is not None else "gravity=None"
-        call = f"rk4_step(model, q, qd, tau, dt={dt:.4g}, {gtext}) on a random {model.n}-link chain"
         kwargs = {} if g is None else {"gravity": g}
-        q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, tau, dt, **kwargs), model.n, call)
+        q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, tau, dt, **kwargs), model.n)
         ref_q, ref_qd = one_step(model, q, qd, tau, dt, "rk4", gravity=g)
         hint = ("k1 = f(x), k2 = f(x + dt/2 k1), k3 = f(x + dt/2 k2), k4 = f(x + dt k3), x_next = x + dt/6 "
                 "(k1 + 2 k2 + 2 k3 + k4), with x = (q, qd) and f(q, qd) = (qd, aba(model, q, qd, tau))")
-        ctx.expect_close("q_next", q1, ref_q, call=call, hint=hint)
-        ctx.expect_close("qd_next", qd1, ref_qd, call=call, hint=hint)
+        ctx.expect_close("q_next", q1, ref_q, hint=hint)
+        ctx.expect_close("qd_next", qd1, ref_qd, hint=hint)
 
 
 @EXERCISE.check("sim-rk4-order", points=1, functions=("rk4_step",),
@@ -118,8 +113,7 @@ def rk4_order(ctx, rk4_step):
         errors = []
         for h in (0.01, 0.005):
             fine = simulate(model, q, qd, None, dt=h / 32, duration=h, progress=False)     # error ~ 32⁻⁴ of a step
-            call = f"rk4_step(pendulum, q={q[0]:.4g}, qd={qd[0]:.4g}, tau=0, dt={h})"
-            q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, np.zeros(1), h), 1, call)
+            q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, np.zeros(1), h), 1)
             errors.append(max(abs(q1[0] - fine.q[-1, 0]), abs(qd1[0] - fine.qd[-1, 0])))
         ratio = errors[0] / max(errors[1], 1e-300)
         if not ratio > 27.0:
@@ -139,9 +133,8 @@ def drift_case(ctx):
 
 
 def drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator):
-    call = (f"energy_drift({model.name}, q0, qd0=0, dt={dt}, steps={steps}, integrator={integrator!r})")
     got = ctx.expect_shape("E_k - E_0", ctx.call(energy_drift, model, q0, qd0, dt, steps, integrator=integrator),
-                           (steps + 1,), call=call)
+                           (steps + 1,))
     expected = drift_reference(model, q0, qd0, dt, steps, integrator)
     error = np.abs(got - expected)
     atol = ctx.atol * max(1.0, np.abs(expected).max())
@@ -149,7 +142,7 @@ def drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator):
         k = int(np.argmax(error > atol))
         ctx.fail(f"E_k - E_0 first differs at k = {k} (t = {k * dt:.4g} s): expected {expected[k]:.6g} J, got "
                  f"{got[k]:.6g} J; at the end (k = {steps}) expected {expected[-1]:.6g} J, got {got[-1]:.6g} J; "
-                 f"largest error {error.max():.3g} > tolerance {atol:.3g}", call=call,
+                 f"largest error {error.max():.3g} > tolerance {atol:.3g}",
                  hint="E_0 is the energy at the start (so the first entry is 0), then one entry per step, "
                       "with zero torque and the model's default gravity")
     return got
@@ -174,7 +167,8 @@ def drift_integrators(ctx, energy_drift):
              for integrator in INTEGRATORS}
     if not worst["rk4"] < worst["semi_implicit_euler"] < worst["euler"]:
         ctx.fail("expected the largest |E_k - E_0| of the pendulum to order rk4 < semi_implicit_euler < euler, got "
-                 + ", ".join(f"{k}: {v:.3g} J" for k, v in worst.items()))
+                 + ", ".join(f"{k}: {v:.3g} J" for k, v in worst.items()),
+                 call=f"energy_drift on the pendulum with each of {', '.join(INTEGRATORS)}")
 
 
 # --- (c) Stribeck friction ---------------------------------------------------------------------------------
@@ -211,20 +205,18 @@ def stribeck_limits(ctx, stribeck_student):
     qd = ctx.rng.normal(0.0, 0.2, n)
     flat = ctx.call(stribeck_student, qd, p["fc"], p["fc"], p["vs"], p["b"], eps=eps)
     ctx.expect_close("tau_f with f_s = f_c", flat, p["fc"] * np.tanh(qd / eps) + p["b"] * qd,
-                     call="stribeck(qd, fc, fs=fc, vs, b, eps=eps)",
                      hint="with f_s = f_c the hump vanishes: smoothed Coulomb plus viscous, f_c tanh(qd/eps) + b qd")
     args = (p["fc"], p["fs"], p["vs"], p["b"])
     ctx.expect_close("tau_f at rest", ctx.call(stribeck_student, np.zeros(n), *args, eps=eps),
-                     np.zeros(n), call="stribeck(0, ...)", hint="tanh(0) = 0 and b * 0 = 0")
+                     np.zeros(n), hint="tanh(0) = 0 and b * 0 = 0")
     fast = np.sign(ctx.rng.normal(size=n)) * ctx.rng.uniform(20.0, 40.0, n) * p["vs"]      # |qd| >> v_s, eps
-    ctx.expect_close("tau_f far from rest", ctx.call(stribeck_student, fast, *args, eps=eps),
-                     p["fc"] * np.sign(fast) + p["b"] * fast, call="stribeck(qd with |qd| >> v_s, ...)",
+    ctx.expect_close("tau_f far from rest (|qd| >> v_s)", ctx.call(stribeck_student, fast, *args, eps=eps),
+                     p["fc"] * np.sign(fast) + p["b"] * fast,
                      hint="sliding fast, the static level has decayed: f_c sign(qd) + b qd")
-    tau = ctx.expect_shape("tau_f", ctx.call(stribeck_student, qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), (n,),
-                           call="stribeck(qd, ...)")
+    tau = ctx.expect_shape("tau_f", ctx.call(stribeck_student, qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), (n,))
     ctx.expect_close("stribeck(-qd) = -stribeck(qd)",
                      ctx.call(stribeck_student, -qd, p["fc"], p["fs"], p["vs"], p["b"], eps=eps), -tau,
-                     call="stribeck(-qd, ...)", hint="friction is odd in the velocity, tau_f(-qd) = -tau_f(qd): the level depends on |qd|, the "
+                     hint="friction is odd in the velocity, tau_f(-qd) = -tau_f(qd): the level depends on |qd|, the "
                          "direction on tanh(qd / eps)")
     if np.any(qd * tau < 0):
         ctx.fail(f"friction must dissipate, qd * tau_f >= 0 for every joint; got qd * tau_f = {qd * tau}",

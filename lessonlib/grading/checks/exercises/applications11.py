@@ -98,7 +98,7 @@ def random_gains(ctx, n, scalar):
     return Kp, 2 * np.sqrt(Kp) * ctx.rng.uniform(0.5, 1.5, n)
 
 
-def gains_text(Kp):
+def _gains_text(Kp):
     return "scalar gains" if np.ndim(Kp) == 0 else "per-joint gains (n,)"
 
 
@@ -116,7 +116,7 @@ def library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=None):
 
 @EXERCISE.check("app-gravity-hold", points=1, functions=("pd_gravity",),
                 title="gravity compensation holds the arm at rest")
-def gravity_hold(ctx, pd_gravity):
+def check_gravity_hold(ctx, pd_gravity):
     for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
         q = ctx.rng.uniform(-np.pi, np.pi, n)
@@ -133,7 +133,7 @@ def gravity_hold(ctx, pd_gravity):
 
 @EXERCISE.check("app-pd-gravity", points=1, functions=("pd_gravity",),
                 title="PD control plus gravity compensation in any state")
-def pd_law(ctx, pd_gravity):
+def check_pd_gravity(ctx, pd_gravity):
     for k in range(3):
         model = random_chain(ctx, n_max=5)
         n = model.n
@@ -149,7 +149,7 @@ def pd_law(ctx, pd_gravity):
 
 @EXERCISE.check("app-ct-law", points=2, functions=("computed_torque",),
                 title="the computed-torque law")
-def ct_law(ctx, computed_torque_student):
+def check_ct_law(ctx, computed_torque_student):
     for k in range(4):
         plant = random_chain(ctx, n_max=5)
         n = plant.n
@@ -161,7 +161,7 @@ def ct_law(ctx, computed_torque_student):
         kwargs = {} if g is None else {"gravity": g}
         which = "the controller's (wrong) model" if model is not plant else "the exact model"
         call = (f"computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd{', gravity=g' if g is not None else ''}) "
-                f"with {which} of a random {n}-link chain, {gains_text(Kp)}")
+                f"with {which} of a random {n}-link chain, {_gains_text(Kp)}")
         got = ctx.call(computed_torque_student, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, **kwargs)
         ctx.expect_close("tau (n,)", got, library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=g), call=call,
                          hint="tau = M(q) (qdd_d + Kd (qd_d - qd) + Kp (q_d - q)) + c(q, qd) + g(q), "
@@ -170,7 +170,7 @@ def ct_law(ctx, computed_torque_student):
 
 @EXERCISE.check("app-ct-closed-loop", points=1, functions=("computed_torque",),
                 title="computed torque linearises the loop: qdd = qdd_d + Kd e_dot + Kp e")
-def ct_closed_loop(ctx, computed_torque_student):
+def check_ct_closed_loop(ctx, computed_torque_student):
     for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
         q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
@@ -203,24 +203,23 @@ def fit_data(ctx, noise):
     return model, base, base.reduce(inertial_parameters(model)), W, TAU, Q, QD, QDD
 
 
-def fit_result(ctx, result, r, call):
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (theta, r2), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
-    return ctx.expect_shape("theta", result[0], (r,), call=call), ctx.expect_shape("r2", result[1], (), call=call)
+def _expect_fit(ctx, result, r, call):
+    """A fit's ``(theta (r,), r2)``, or a readable failure."""
+    theta, r2 = ctx.expect_tuple(result, ("theta", "r2"), call=call)
+    return ctx.expect_shape("theta", theta, (r,), call=call), ctx.expect_shape("r2", r2, (), call=call)
 
 
-def fit_call(model, W, TAU, noise):
+def _fit_call(model, W, TAU, noise):
     return (f"fit_parameters(W {W.shape}, TAU {TAU.shape}) for {model.name!r}, "
             + ("noise-free torques" if noise == 0 else f"torque noise {noise:.3g} N·m"))
 
 
 @EXERCISE.check("app-fit-exact", points=1, functions=("fit_parameters",),
                 title="least squares recovers the base parameters from noise-free data")
-def fit_exact(ctx, fit_parameters):
+def check_fit_exact(ctx, fit_parameters):
     model, base, theta_b, W, TAU, *_ = fit_data(ctx, 0.0)
-    call = fit_call(model, W, TAU, 0.0)
-    theta, r2 = fit_result(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
+    call = _fit_call(model, W, TAU, 0.0)
+    theta, r2 = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
     ctx.expect_close("theta (the true base parameters)", theta, theta_b, call=call,
                      hint="solve min ||W theta - tau||^2 with tau = TAU.ravel() (sample after sample), "
                           "e.g. numpy.linalg.lstsq(W, tau, rcond=None)[0]")
@@ -245,12 +244,12 @@ def badly_conditioned_fit(ctx):
 
 @EXERCISE.check("app-fit-stable", points=1, functions=("fit_parameters",),
                 title="least squares on a badly conditioned regressor: solved on W, not on W^T W")
-def fit_stable(ctx, fit_parameters):
+def check_fit_stable(ctx, fit_parameters):
     for _ in range(2):
         W, TAU, theta_true = badly_conditioned_fit(ctx)
         call = (f"fit_parameters(W {W.shape}, TAU {TAU.shape}) with W of condition number {FIT_ILL_CONDITION:.0e} "
                 "and noise-free torques")
-        theta, _ = fit_result(ctx, ctx.call(fit_parameters, W, TAU), W.shape[1], call)
+        theta, _ = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), W.shape[1], call)
         ctx.expect_close("theta (the true parameters)", theta, theta_true,
                          atol=FIT_RTOL * float(np.abs(theta_true).max()), call=call,
                          hint="the normal equations W^T W theta = W^T tau square the condition number (1e14 here: "
@@ -260,11 +259,11 @@ def fit_stable(ctx, fit_parameters):
 
 @EXERCISE.check("app-fit-noisy", points=1, functions=("fit_parameters",),
                 title="least squares on noisy torques")
-def fit_noisy(ctx, fit_parameters):
+def check_fit_noisy(ctx, fit_parameters):
     noise = float(ctx.rng.uniform(0.05, 0.5))
     model, base, _, W, TAU, Q, QD, QDD = fit_data(ctx, noise)
-    call = fit_call(model, W, TAU, noise)
-    theta, _ = fit_result(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
+    call = _fit_call(model, W, TAU, noise)
+    theta, _ = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
     reference = identify(model, Q, QD, QDD, TAU, base=base)
     ctx.expect_close("W^T (tau - W theta) (the normal equations)", W.T @ (TAU.ravel() - W @ theta), np.zeros(base.rank),
                      atol=ctx.atol * max(1.0, np.abs(W.T @ TAU.ravel()).max()), call=call,
@@ -275,12 +274,12 @@ def fit_noisy(ctx, fit_parameters):
 
 @EXERCISE.check("app-fit-r2", points=1, functions=("fit_parameters",),
                 title="the coefficient of determination R^2 of the fit")
-def fit_r2(ctx, fit_parameters):
+def check_fit_r2(ctx, fit_parameters):
     for _ in range(2):
         noise = float(ctx.rng.uniform(0.2, 2.0))
         model, base, _, W, TAU, Q, QD, QDD = fit_data(ctx, noise)
-        call = fit_call(model, W, TAU, noise)
-        _, r2 = fit_result(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
+        call = _fit_call(model, W, TAU, noise)
+        _, r2 = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
         ctx.expect_close("r2", r2, identify(model, Q, QD, QDD, TAU, base=base).r2, call=call,
                          hint="R^2 = 1 - sum (tau - tau_hat)^2 / sum (tau - tau_bar_j)^2 over all samples and joints, "
                               "tau_bar_j the mean torque of joint j (TAU.mean(axis=0))")
@@ -371,7 +370,7 @@ FIT_SQRT_WEIGHTS = Variant("your rows seem to be scaled by √w_j, as if w_j wer
 @EXERCISE.check("app-friction-columns", points=1, functions=("stribeck_columns",),
                 title="the Stribeck friction columns of the regressor",
                 variants=(COL_NO_SIGN, COL_COULOMB_SIGMA, COL_EXPONENT, COL_SIGN))
-def friction_columns(ctx, stribeck_columns):
+def check_friction_columns(ctx, stribeck_columns):
     for _ in range(2):
         n = int(ctx.rng.integers(2, 5))
         QD = ctx.rng.choice([-1.0, 1.0], size=(40, n)) * 10 ** ctx.rng.uniform(-3.3, 0.5, (40, n))
@@ -389,7 +388,7 @@ def friction_columns(ctx, stribeck_columns):
 @EXERCISE.check("app-friction-fit", points=2, functions=("fit_with_friction",), helpers=("stribeck_columns",),
                 title="inertial and friction parameters together, the Stribeck velocity searched",
                 variants=(FIT_SHARED, FIT_UNWEIGHTED, FIT_SQRT_WEIGHTS))
-def friction_fit(ctx, fit_with_friction, stribeck_columns):
+def check_friction_fit(ctx, fit_with_friction, stribeck_columns):
     model, base, theta, phi, vs, W, Q, QD, QDD, TAU = friction_data(ctx, np.zeros(2))
     weights = 1.0 / ctx.rng.uniform(0.005, 0.05, 2)
     call = (f"fit_with_friction(W {W.shape}, QD {QD.shape}, TAU {TAU.shape}, vs_grid, weights) for {model.name!r}, "
@@ -465,7 +464,7 @@ def _observer_state(ctx, model):
 
 @EXERCISE.check("app-observer-step", points=1, functions=("observer_step",),
                 title="one sample of the generalized-momentum observer", variants=OBSERVER_MISTAKES)
-def observer_one_step(ctx, observer_step_student):
+def check_observer_step(ctx, observer_step_student):
     for k in range(3):
         model = random_chain(ctx, n_max=4)
         state = _observer_state(ctx, model)
@@ -487,7 +486,7 @@ def observer_one_step(ctx, observer_step_student):
 
 @EXERCISE.check("app-observer-push", points=1, functions=("observer_step",),
                 title="the observer's residual follows a push on the arm", variants=OBSERVER_MISTAKES)
-def observer_push(ctx, observer_step_student):
+def check_observer_push(ctx, observer_step_student):
     model = (samples.planar_2link(), samples.planar_3link(), samples.seed004_2link())[int(ctx.rng.integers(3))]
     n, K = model.n, float(ctx.rng.uniform(40, 80))
     q0 = ctx.rng.uniform(-1, 1, n)
@@ -565,7 +564,7 @@ RUN_ERROR_SIGN = Variant("your E seems to be q − q_d; the tracking error is e 
 
 @EXERCISE.check("app-limits-law", points=1, functions=("limited_computed_torque",), helpers=("computed_torque",),
                 title="computed torque behind actuator limits", variants=(LIM_UPPER, LIM_BEFORE_BIAS, LIM_SCALED))
-def limits_law(ctx, limited_computed_torque, computed_torque_student):
+def check_limits_law(ctx, limited_computed_torque, computed_torque_student):
     for k in range(4):
         model = random_chain(ctx, n_max=5)
         n = model.n
@@ -587,7 +586,7 @@ def limits_law(ctx, limited_computed_torque, computed_torque_student):
 @EXERCISE.check("app-limits-run", points=1, functions=("track_with_limits",),
                 title="tracking a fast move with torque-limited actuators",
                 variants=(RUN_NO_LIMIT, RUN_UPPER, RUN_ERROR_SIGN))
-def limits_run(ctx, track_with_limits):
+def check_limits_run(ctx, track_with_limits):
     model = samples.planar_2link()
     q0 = np.array([-np.pi / 2, 0.0])                                 # hanging straight down
     q1 = q0 + np.array([ctx.rng.uniform(1.0, 1.6), -ctx.rng.uniform(0.6, 1.2)])
@@ -664,7 +663,7 @@ SL_DESIRED_Y = Variant("your regressor seems to be taken at the desired motion (
 @EXERCISE.check("app-sl-regressor", points=1, functions=("sl_regressor",),
                 title="the Slotine–Li regressor: Y θ = M a + C(q, q̇) v + g",
                 variants=(Y_C_QD, Y_C_V, Y_NO_HALF, Y_C_GRAVITY))
-def sl_regressor_check(ctx, sl_regressor):
+def check_sl_regressor(ctx, sl_regressor):
     for _ in range(3):
         model = random_chain(ctx, n_max=4)
         n = model.n
@@ -680,7 +679,7 @@ def sl_regressor_check(ctx, sl_regressor):
 @EXERCISE.check("app-sl-law", points=1, functions=("sl_control",), helpers=("sl_regressor",),
                 title="the Slotine–Li control law and adaptation",
                 variants=(SL_ADAPT_SIGN, SL_ERROR_SIGN, SL_S_SIGN, SL_DESIRED_Y))
-def sl_law(ctx, sl_control, sl_regressor):
+def check_sl_law(ctx, sl_control, sl_regressor):
     for k in range(3):
         model = random_chain(ctx, n_max=3)
         n, base = model.n, base_parameters(model)
@@ -714,7 +713,7 @@ def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
 @EXERCISE.check("app-sl-closed-loop", points=1, functions=("sl_control",),
                 title="Slotine–Li in closed loop: V = ½ sᵀMs + ½ θ̃ᵀΓ⁻¹θ̃ never increases",
                 variants=(SL_ADAPT_SIGN, SL_ERROR_SIGN, SL_S_SIGN, SL_DESIRED_Y))
-def sl_closed_loop(ctx, sl_control):
+def check_sl_closed_loop(ctx, sl_control):
     # A draw whose reference excites one base parameter only weakly gets a large Γ_j, and the closed loop can be too
     # stiff for RK4 at dt: redraw (judge side, before the student's function is called) until the law as asked
     # stays finite along the whole run.

@@ -222,13 +222,13 @@ DENOC_MISTAKES = (TAU_NO_ADOT, TAU_NO_WP, TAU_NO_E, TAU_GRAVITY_SIGN, TAU_NONE_I
 DENOC_AT_REST_MISTAKES = (TAU_GRAVITY_SIGN, TAU_A_NOT_TRANSPOSED, TAU_BODY_AXES)
 
 
-def n_suspect(ctx, denoc_N, model, q):
+def _n_suspect(ctx, denoc_N, model, q):
     """The probe of the student's ``denoc_N`` on this configuration, for a failing ``generalized_inertia``."""
     mats = denoc_matrices(model, q)
     return ctx.suspect(denoc_N, model, q, expected=(mats.N_l, mats.N_d), call="denoc_N(model, q)", see="denoc-nl")
 
 
-def blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q):
+def _blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q):
     """Probes of the student's A and p on this configuration, for a failing ``denoc``."""
     T = fk(model, q)
     O = np.vstack([np.zeros(3), T[:, :3, 3]])
@@ -249,7 +249,7 @@ def blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q)
 
 @EXERCISE.check("denoc-twist-prop", points=1, functions=("twist_propagation",),
                 title="twist-propagation matrix A = [[1, O], [-[a]x, 1]]", variants=(TP_SIGN, TP_ABOVE))
-def twist_prop(ctx, twist_propagation_student):
+def check_twist_prop(ctx, twist_propagation_student):
     cases = [np.array([1.0, 0.0, 0.0])] + [ctx.rng.uniform(-1, 1, 3) for _ in range(3)]
     for a in cases:
         A = ctx.call(twist_propagation_student, a)
@@ -268,7 +268,7 @@ def twist_prop(ctx, twist_propagation_student):
 @EXERCISE.check("denoc-joint-rate", points=1, functions=("joint_rate_vector",),
                 title="joint-rate vector p_k of revolute and prismatic joints",
                 variants=(LEVER_REVERSED, NO_LEVER, PRISMATIC_TURNS))
-def joint_rate(ctx, joint_rate_vector):
+def check_joint_rate(ctx, joint_rate_vector):
     cases = [("revolute", np.array([0.0, 0.0, 1.0]), np.zeros(3), np.array([1.0, 0.0, 0.0]))]
     for kind in ("revolute", "revolute", "prismatic", "revolute", "prismatic"):
         e = ctx.rng.normal(size=3)
@@ -295,7 +295,7 @@ def _n_cases(ctx, trials=3):
 @EXERCISE.check("denoc-nd", points=1, functions=("denoc_N",),
                 title="N_d of a chain: block-diagonal in the joint-rate vectors",
                 variants=(ND_LOCAL_AXES, ND_WORLD_ORIGIN))
-def n_d(ctx, denoc_N):
+def check_nd(ctx, denoc_N):
     for model, q, _, mats in _n_cases(ctx):
         _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
         ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d,
@@ -305,7 +305,7 @@ def n_d(ctx, denoc_N):
 
 @EXERCISE.check("denoc-nl", points=1, functions=("denoc_N",),
                 title="N_l of a chain, and t = N_l N_d qd", variants=(NL_SIGN, NL_BIDIAGONAL, NL_ABOVE))
-def n_l(ctx, denoc_N):
+def check_nl(ctx, denoc_N):
     for model, q, qd, mats in _n_cases(ctx):
         N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
         N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n))
@@ -321,11 +321,11 @@ def n_l(ctx, denoc_N):
 @EXERCISE.check("denoc-nmn", points=1, functions=("generalized_inertia",), helpers=("denoc_N",),
                 title="generalised inertia N^T M N = CRBA on random chains",
                 variants=(GI_BODY_AXES, GI_TURNED_BACK, GI_NO_NL))
-def nmn(ctx, generalized_inertia, denoc_N):
+def check_nmn(ctx, generalized_inertia, denoc_N):
     for _ in range(3):
         model = random_chain(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
-        with ctx.suspects(n_suspect(ctx, denoc_N, model, q)):
+        with ctx.suspects(_n_suspect(ctx, denoc_N, model, q)):
             ctx.expect_close(f"I ({model.n}, {model.n})", ctx.call(generalized_inertia, model, q), crba(model, q),
                              hint="M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T: the body inertia about O_k, "
                                              "turned to world axes; I = N^T diag(M_1..M_n) N")
@@ -334,18 +334,18 @@ def nmn(ctx, generalized_inertia, denoc_N):
 @EXERCISE.check("denoc-nmn-swc16", points=1, functions=("generalized_inertia",), helpers=("denoc_N",),
                 title="N^T M N on [SWC16]'s 7-DoF arm, and the kinetic energy",
                 variants=(GI_BODY_AXES, GI_TURNED_BACK, GI_NO_NL))
-def nmn_swc16(ctx, generalized_inertia, denoc_N):
+def check_nmn_swc16(ctx, generalized_inertia, denoc_N):
     arm = samples.seed002_7dof()
     for _ in range(2):
         q, qd, _ = random_state(ctx, arm)
-        with ctx.suspects(n_suspect(ctx, denoc_N, arm, q)):
+        with ctx.suspects(_n_suspect(ctx, denoc_N, arm, q)):
             I = ctx.call(generalized_inertia, arm, q)
             ctx.expect_close("I (7, 7)", I, crba(arm, q))
         ctx.expect_close("kinetic energy 1/2 qd^T I qd for a random qd", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
                          kinetic_energy(arm, q, qd))
 
 
-# The denoc checks also pass the student's twist_propagation and joint_rate_vector (see blocks_suspects).
+# The denoc checks also pass the student's twist_propagation and joint_rate_vector (see _blocks_suspects).
 _BLOCKS = ("twist_propagation", "joint_rate_vector")
 
 
@@ -353,14 +353,14 @@ _BLOCKS = ("twist_propagation", "joint_rate_vector")
 
 @EXERCISE.check("denoc-tau-chain", points=2, functions=("denoc",), helpers=_BLOCKS,
                 title="DeNOC joint torques on random chains", variants=DENOC_MISTAKES)
-def tau_chain(ctx, denoc, *blocks):
+def check_tau_chain(ctx, denoc, *blocks):
     rods = samples.planar_2link()                              # [RNE05]: two horizontal 1 m / 1 kg rods
     cases = [(rods, np.zeros(2), np.zeros(2), np.zeros(2), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
         model = random_chain(ctx)
         cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
     for model, q, qd, qdd, g in cases:
-        with ctx.suspects(*blocks_suspects(ctx, *blocks, model, q)):
+        with ctx.suspects(*_blocks_suspects(ctx, *blocks, model, q)):
             ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd, gravity=g),
                              rnea(model, q, qd, qdd, gravity=g),
                              hint="forward: t_k, then td_k = A td_(k-1) + Adot t_(k-1) + p_k qdd_k + W_k p_k qd_k "
@@ -374,13 +374,13 @@ def tau_chain(ctx, denoc, *blocks):
 
 @EXERCISE.check("denoc-tau-swc16", points=1, functions=("denoc",), helpers=_BLOCKS,
                 title="DeNOC along [SWC16]'s trajectory (7 joints, 0 to pi/3 in 2 s)", variants=DENOC_MISTAKES)
-def tau_swc16(ctx, denoc, *blocks):
+def check_tau_swc16(ctx, denoc, *blocks):
     arm = samples.seed002_7dof()
     t = np.r_[1.0, ctx.rng.uniform(0.0, 2.0, 3)]
     Q, QD, QDD = samples.seed002_trajectory(t)
     for k in range(len(t)):
         call = f"denoc(seed002_7dof, q(t), qd(t), qdd(t)) at t = {t[k]:.4g} s"
-        with ctx.suspects(*blocks_suspects(ctx, *blocks, arm, Q[k])):
+        with ctx.suspects(*_blocks_suspects(ctx, *blocks, arm, Q[k])):
             ctx.expect_close("tau (7,)", ctx.call(denoc, arm, Q[k], QD[k], QDD[k]), rnea(arm, Q[k], QD[k], QDD[k]),
                              call=call)
 
@@ -388,12 +388,12 @@ def tau_swc16(ctx, denoc, *blocks):
 @EXERCISE.check("denoc-tau-identities", points=1, functions=("denoc",), helpers=_BLOCKS,
                 title="DeNOC against Jacobian-transpose gravity and the CRBA mass matrix",
                 variants=DENOC_AT_REST_MISTAKES)
-def tau_identities(ctx, denoc, *blocks):
+def check_tau_identities(ctx, denoc, *blocks):
     model = random_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    with ctx.suspects(*blocks_suspects(ctx, *blocks, model, q)):
+    with ctx.suspects(*_blocks_suspects(ctx, *blocks, model, q)):
         ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(denoc, model, q, zero, zero, gravity=g),
                          gravity_by_jacobians(model, q, g),
                          hint="at rest only gravity remains: every td_k is [0; -g]")

@@ -27,6 +27,7 @@ from lessonlib import se3, so3, spatial
 from lessonlib.conventions import ANG, LIN
 from .. import display
 from ..checker import Exercise
+from ._common import expect_bool
 
 EXERCISE = Exercise(
     "inertia03", notebook="03_inertia.ipynb", title="Lesson 03 — rigid-body inertia and kinetic energy",
@@ -165,11 +166,9 @@ def _rotated(ctx, moments):
 
 def _expect_verdict(ctx, is_physical, label, m, c, I_c, expected):
     call = f"is_physical(m={m:.4g}, c={display.array(c)}, I_c) with {label}"
-    got = ctx.call(is_physical, m, c, I_c)
-    if not (isinstance(got, bool) or (isinstance(got, int) and got in (0, 1))):
-        ctx.fail(f"expected True or False, got {got!r}", call=call)
-    if bool(got) != expected:
-        ctx.fail(f"expected {expected}, got {bool(got)}\n  I_c =\n{display.indent(display.array(I_c))}", call=call,
+    got = expect_bool(ctx, ctx.call(is_physical, m, c, I_c), call=call)
+    if got != expected:
+        ctx.fail(f"expected {expected}, got {got}\n  I_c =\n{display.indent(display.array(I_c))}", call=call,
                  hint=HINTS[label.split(":")[0]])
 
 

@@ -345,7 +345,7 @@ def random_plane_gravity(ctx):
     return g
 
 
-def dh_cases(ctx):
+def _dh_cases(ctx):
     """[DB4]'s numbers (arm along x, straight up, folded) then random arms, states and gravity vectors."""
     for q in (np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([ctx.rng.uniform(-np.pi, np.pi), np.pi])):
         yield q, DB4_DH_ARM, DB4_GRAVITY, "[DB4 §4.2]'s " + display.params(DB4_DH_ARM)
@@ -383,7 +383,7 @@ G_DOWN_Y = Variant("your g(q) seems to take gravity along −y whatever vector y
                 title="potential_dh: [DB4]'s arm in DH form, P = −Σ m gᵀ p_c",
                 variants=(P_SIGN, P_AT_JOINT, P_MIDPOINT, P_NOT_CHAINED, P_DOWN_Y))
 def check_dh_potential(ctx, potential_dh):
-    for q, arm, g, text in dh_cases(ctx):
+    for q, arm, g, text in _dh_cases(ctx):
         call = f"potential_dh(q={display.array(q)}, arm={text}, gravity={display.array(g)})"
         P = ctx.expect_shape("P", ctx.call(potential_dh, q, arm, g), (), call=call)
         ctx.expect_close("P (J)", P, dh_reference(q, arm, g)[0], call=call,
@@ -395,7 +395,7 @@ def check_dh_potential(ctx, potential_dh):
                 title="gravity_dh: g(q) = ∂P/∂q of the DH arm equals the PoE arm's",
                 variants=(G_SIGN, G_AT_JOINT, G_MIDPOINT, G_DOWN_Y))
 def check_dh_gravity(ctx, gravity_dh, potential_dh):
-    for q, arm, g, text in dh_cases(ctx):
+    for q, arm, g, text in _dh_cases(ctx):
         call = f"gravity_dh(q={display.array(q)}, arm={text}, gravity={display.array(g)})"
         P, expected = dh_reference(q, arm, g)
         with ctx.suspects(ctx.suspect(potential_dh, q, arm, g, expected=P, call=f"potential_dh(q={display.array(q)}, arm, gravity)",

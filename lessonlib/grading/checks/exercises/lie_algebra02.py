@@ -78,7 +78,7 @@ def check_hat(ctx, se3_hat):
 
 @EXERCISE.check("twist-adjoint", points=1, functions=("Ad",),
                 title="Ad(T): the adjoint map that changes a twist's frame")
-def check_Ad(ctx, Ad):
+def check_adjoint(ctx, Ad):
     for _ in range(4):
         T = random_transform(ctx)
         A = ctx.expect_shape("Ad(T) (6, 6)", ctx.call(Ad, T), (6, 6))
@@ -91,7 +91,7 @@ def check_Ad(ctx, Ad):
 
 @EXERCISE.check("twist-adjoint-group", points=1, functions=("Ad",),
                 title="Ad(T1 T2) = Ad(T1) Ad(T2), Ad(T⁻¹) = Ad(T)⁻¹, Modern Robotics' example")
-def check_Ad_group(ctx, Ad):
+def check_adjoint_group(ctx, Ad):
     call = f"Ad(T) with T = Modern Robotics' example\n{display.indent(display.array(MR_T))}"
     ctx.expect_close("Ad(T)", ctx.call(Ad, MR_T), MR_AD, call=call)
     for _ in range(3):
@@ -108,7 +108,7 @@ def check_Ad_group(ctx, Ad):
 # --- (c) ad and the bracket ---------------------------------------------------------------------------
 
 @EXERCISE.check("twist-small-ad", points=1, functions=("ad",), title="ad(ξ): the bracket as a 6x6 matrix")
-def check_ad(ctx, ad):
+def check_small_ad(ctx, ad):
     call = "ad([1, 2, 3, 4, 5, 6]) (Modern Robotics' example)"
     ctx.expect_close("ad(ξ)", ctx.call(ad, np.arange(1.0, 7.0)), MR_ad, call=call,
                      hint="ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]]")

@@ -224,7 +224,7 @@ JTF_GRAVITY_ON = Variant("your ID call seems to leave gravity on: the wrench's t
                          tip_wrench_torques=partial(jtf_with, gravity=None))
 
 
-def fd_suspects(ctx, helpers, model, q, qd, tau, gravity=None, f_ext=None):
+def _fd_suspects(ctx, helpers, model, q, qd, tau, gravity=None, f_ext=None):
     """Probes of the student's M(q) routines and solve on this case, for a failing ``forward_dynamics``."""
     crba_student, from_id, cholesky_solve = helpers
     M = crba(model, q)
@@ -242,7 +242,7 @@ _COLUMNS_HINT = "column j is ID(q, qd=0, qdd=e_j) with gravity switched off (gra
 
 @EXERCISE.check("mass-id-columns", points=1, functions=("mass_matrix_from_id",),
                 title="M(q) from n inverse-dynamics calls ([WJ]'s table)", variants=(ID_GRAVITY_ON,))
-def id_columns(ctx, mass_matrix_from_id):
+def check_id_columns(ctx, mass_matrix_from_id):
     arm = samples.seed004_2link()
     for q in ([0.7, 0.0], [ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(-np.pi, np.pi)]):
         q = np.asarray(q)
@@ -258,7 +258,7 @@ def id_columns(ctx, mass_matrix_from_id):
 
 @EXERCISE.check("mass-id-trees", points=1, functions=("mass_matrix_from_id",),
                 title="M(q) from ID columns on trees, and the kinetic energy", variants=(ID_GRAVITY_ON,))
-def id_trees(ctx, mass_matrix_from_id):
+def check_id_trees(ctx, mass_matrix_from_id):
     for _ in range(3):
         model = random_tree(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
@@ -276,7 +276,7 @@ _CRBA_HINT = ("I^c_i = I_i + sum over the children j of i of X_j^T I^c_j X_j (in
 
 @EXERCISE.check("mass-crba-chain", points=1, functions=("crba",), title="CRBA on chains",
                 variants=(CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
-def crba_chain(ctx, crba_student):
+def check_crba_chain(ctx, crba_student):
     arm = samples.seed004_2link()
     q = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(-np.pi, np.pi)])
     ctx.expect_close("M (2, 2)", ctx.call(crba_student, arm, q), db4_mass_matrix(q[1]),
@@ -290,7 +290,7 @@ def crba_chain(ctx, crba_student):
 
 @EXERCISE.check("mass-crba-tree", points=1, functions=("crba",), title="CRBA on trees (branches and prismatic joints)",
                 variants=(CRBA_CHAIN_WALK, CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
-def crba_tree(ctx, crba_student):
+def check_crba_tree(ctx, crba_student):
     models = [samples.branched_tree()] + [random_tree(ctx, n_min=4, n_max=7) for _ in range(3)]
     for model in models:
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
@@ -301,7 +301,7 @@ def crba_tree(ctx, crba_student):
 @EXERCISE.check("mass-crba-energy", points=1, functions=("crba",),
                 title="CRBA on the UR5 and [SWC16]'s arm: energy, symmetry, base yaw",
                 variants=(CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
-def crba_energy(ctx, crba_student):
+def check_crba_energy(ctx, crba_student):
     for model in (samples.ur5(), samples.seed002_7dof()):
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         M = ctx.expect_shape(f"M ({model.n}, {model.n})", ctx.call(crba_student, model, q), (model.n, model.n))
@@ -318,7 +318,7 @@ def crba_energy(ctx, crba_student):
 
 @EXERCISE.check("mass-cholesky", points=1, functions=("cholesky_solve",), title="Cholesky solve of M x = b",
                 variants=(CHOL_ORDER, CHOL_NO_TRANSPOSE, CHOL_FORWARD_ONLY))
-def cholesky(ctx, cholesky_solve):
+def check_cholesky(ctx, cholesky_solve):
     cases = []
     for tree in (False, True):
         model = random_model(ctx, tree=tree, n_min=3, n_max=7)
@@ -332,7 +332,7 @@ def cholesky(ctx, cholesky_solve):
 
 @EXERCISE.check("mass-cholesky-spd", points=1, functions=("cholesky_solve",),
                 title="a Cholesky solve refuses a matrix that is not positive definite")
-def cholesky_spd(ctx, cholesky_solve):
+def check_cholesky_spd(ctx, cholesky_solve):
     model = random_model(ctx, tree=True, n_min=3, n_max=6)               # first, a mass matrix it must solve
     M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
     b = ctx.rng.normal(size=model.n)
@@ -353,7 +353,7 @@ def cholesky_spd(ctx, cholesky_solve):
 
 @EXERCISE.check("mass-cholesky-stable", points=1, functions=("cholesky_solve",),
                 title="Cholesky solve stays accurate where an inverse does not")
-def cholesky_stable(ctx, cholesky_solve):
+def check_cholesky_stable(ctx, cholesky_solve):
     cases = [(ill_conditioned_spd(ctx, n, ILL_CONDITION), f"a random {n}x{n} matrix of condition number "
               f"{ILL_CONDITION:.0e}") for n in (3, 6, 8)]
     cases += [(growing_factor_spd(ctx, GROWTH_N), f"a {GROWTH_N}x{GROWTH_N} matrix whose factor L has an inverse "
@@ -380,17 +380,17 @@ def _fd_cases(ctx, trials, tree):
 
 
 # The forward-dynamics checks also pass the student's crba, mass_matrix_from_id and cholesky_solve (see
-# fd_suspects): when forward_dynamics fails, the message says which of them is wrong on the failing case.
+# _fd_suspects): when forward_dynamics fails, the message says which of them is wrong on the failing case.
 _FD_HELPERS = ("crba", "mass_matrix_from_id", "cholesky_solve")
 
 
 @EXERCISE.check("mass-fd", points=1, functions=("forward_dynamics",), helpers=_FD_HELPERS,
                 title="forward dynamics by CRBA + Cholesky = ABA on chains", variants=(FD_BIAS_SIGN, FD_BIAS_NO_GRAVITY))
-def fd(ctx, forward_dynamics, *helpers):
+def check_fd(ctx, forward_dynamics, *helpers):
     arm = samples.seed004_2link()
     cases = [(arm, np.array([0.4, 1.1]), np.array([1.5, -2.0]), np.zeros(2))] + list(_fd_cases(ctx, 3, tree=False))
     for model, q, qd, tau in cases:
-        with ctx.suspects(*fd_suspects(ctx, helpers, model, q, qd, tau)):
+        with ctx.suspects(*_fd_suspects(ctx, helpers, model, q, qd, tau)):
             ctx.expect_close(f"qdd ({model.n},)", ctx.call(forward_dynamics, model, q, qd, tau),
                              aba(model, q, qd, tau),
                              hint="M(q) qdd = tau - h with the bias h = ID(q, qd, 0) (gravity on, gravity=None means "
@@ -400,13 +400,13 @@ def fd(ctx, forward_dynamics, *helpers):
 @EXERCISE.check("mass-fd-roundtrip", points=1, functions=("forward_dynamics",), helpers=_FD_HELPERS,
                 title="forward dynamics on trees with gravity and external wrenches: ID(FD(tau)) = tau",
                 variants=(FD_BIAS_SIGN, FD_BIAS_NO_GRAVITY, FD_GRAVITY_NOT_PASSED, FD_FEXT_DROPPED))
-def fd_roundtrip(ctx, forward_dynamics, *helpers):
+def check_fd_roundtrip(ctx, forward_dynamics, *helpers):
     for model, q, qd, tau in _fd_cases(ctx, 3, tree=True):
         g = random_gravity(ctx)
         F = ctx.rng.normal(size=(model.n, 6))
         call = (f"forward_dynamics(model, q, qd, tau, gravity=g, f_ext=F) on {model.name!r} "
                 f"(parents {list(model.parent)})")
-        with ctx.suspects(*fd_suspects(ctx, helpers, model, q, qd, tau, gravity=g, f_ext=F)):
+        with ctx.suspects(*_fd_suspects(ctx, helpers, model, q, qd, tau, gravity=g, f_ext=F)):
             qdd = ctx.expect_shape(f"qdd ({model.n},)",
                                    ctx.call(forward_dynamics, model, q, qd, tau, gravity=g, f_ext=F), (model.n,),
                                    call=call)
@@ -420,7 +420,7 @@ def fd_roundtrip(ctx, forward_dynamics, *helpers):
 
 @EXERCISE.check("mass-jtf", points=1, functions=("tip_wrench_torques",),
                 title="J^T F of a wrench on the last body, from one ID call", variants=(JTF_SIGN, JTF_GRAVITY_ON))
-def jtf(ctx, tip_wrench_torques):
+def check_jtf(ctx, tip_wrench_torques):
     models = [samples.ur5(), random_model(ctx, tree=False, n_min=3), random_model(ctx, tree=True, n_min=3)]
     for model in models:
         q, qd, _ = random_state(ctx, model)

@@ -73,7 +73,7 @@ UR5_STATE = (np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
 
-def random_chain(ctx, n_min=2, n_max=6):
+def random_poe_chain(ctx, n_min=2, n_max=6):
     """A random serial chain (revolute and prismatic joints) and its PoE lists (random end-effector)."""
     n = int(ctx.rng.integers(n_min, n_max + 1))
     model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
@@ -213,7 +213,7 @@ RNEA_POE_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GYRO_AD, POE_GRAVITY_SIGN,
 RNEA_POE_AT_REST_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GRAVITY_SIGN)
 
 
-def helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists, q, qd, qdd, g):
+def _helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists, q, qd, qdd, g):
     """Probes of the student's earlier functions on this case's inputs, for a failing ``rnea_poe``."""
     M_list, G_list, S_list = lists
     trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
@@ -231,9 +231,9 @@ def helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists,
 @EXERCISE.check("poe-home-poses", points=1, functions=("home_frames",),
                 title="home poses M_i of the links (zero configuration)",
                 variants=(HOME_NOT_PRODUCT, HOME_REVERSED, HOME_SHIFTED))
-def home_poses(ctx, home_frames):
+def check_home_poses(ctx, home_frames):
     for _ in range(3):
-        model, (M_list, G_list, _) = random_chain(ctx)
+        model, (M_list, G_list, _) = random_poe_chain(ctx)
         M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
         ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)),
                          hint="M_i = M_list[0] @ M_list[1] @ ... @ M_list[i]; the last entry of M_list is the "
@@ -243,9 +243,9 @@ def home_poses(ctx, home_frames):
 @EXERCISE.check("poe-home-inertias", points=1, functions=("home_frames",),
                 title="link inertias N_i^0 pulled back to the zero configuration",
                 variants=(N0_FORWARD, N0_OTHER_SIDE, N0_NOT_PULLED))
-def home_inertias(ctx, home_frames):
+def check_home_inertias(ctx, home_frames):
     for _ in range(3):
-        model, (M_list, G_list, S_list) = random_chain(ctx)
+        model, (M_list, G_list, S_list) = random_poe_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_poe_trace(model, q, qd, qdd)
         _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
@@ -258,7 +258,7 @@ def home_inertias(ctx, home_frames):
 
 @EXERCISE.check("poe-adjoint", points=1, functions=("joint_adjoint",),
                 title="H = Ad(exp(theta s)) of one joint screw", variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
-def adjoint(ctx, joint_adjoint):
+def check_adjoint(ctx, joint_adjoint):
     cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
     cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
     for s, theta in cases:
@@ -272,9 +272,9 @@ def adjoint(ctx, joint_adjoint):
 @EXERCISE.check("poe-adjoint-chain", points=1, functions=("joint_adjoint",),
                 title="H_1 ... H_i s_i^0 along a chain = the space Jacobian",
                 variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
-def adjoint_chain(ctx, joint_adjoint):
+def check_adjoint_chain(ctx, joint_adjoint):
     for _ in range(2):
-        model, (_, _, S_list) = random_chain(ctx, 3, 6)
+        model, (_, _, S_list) = random_poe_chain(ctx, 3, 6)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         S0 = S_list.T
         H = [ctx.expect_shape("H (6, 6)", ctx.call(joint_adjoint, S0[i], q[i]), (6, 6),
@@ -294,7 +294,7 @@ def adjoint_chain(ctx, joint_adjoint):
 
 def _forward_cases(ctx, trials=3):
     for _ in range(trials):
-        model, (_, _, S_list) = random_chain(ctx)
+        model, (_, _, S_list) = random_poe_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         g = random_gravity(ctx)
         trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
@@ -307,7 +307,7 @@ def _forward_cases(ctx, trials=3):
 
 @EXERCISE.check("poe-forward-v", points=1, functions=("forward_pass",),
                 title="forward pass: twists V_i^0 in the zero configuration", variants=(FWD_H, FWD_NOT_CARRIED))
-def forward_velocity(ctx, forward_pass):
+def check_forward_v(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
         ctx.expect_close(f"V ({model.n}, 6)", V, trace.V,
@@ -317,7 +317,7 @@ def forward_velocity(ctx, forward_pass):
 @EXERCISE.check("poe-forward-a", points=1, functions=("forward_pass",),
                 title="forward pass: accelerations with gravity folded in",
                 variants=(FWD_H, BRACKET_DROPPED, BRACKET_SWAPPED, FWD_GRAVITY_SIGN))
-def forward_acceleration(ctx, forward_pass):
+def check_forward_a(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
         ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g,
@@ -334,15 +334,15 @@ _EARLIER = ("home_frames", "joint_adjoint", "forward_pass")
 
 @EXERCISE.check("poe-rnea-chain", points=2, functions=("rnea_poe",), helpers=_EARLIER,
                 title="rnea_poe on random chains", variants=RNEA_POE_MISTAKES)
-def rnea_chain(ctx, rnea_poe, *earlier):
+def check_rnea_chain(ctx, rnea_poe, *earlier):
     rods = samples.planar_2link()                              # [RNE05]: two horizontal 1 m / 1 kg rods
     cases = [(rods, to_poe(rods), (np.zeros(2), np.zeros(2), np.zeros(2)), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
-        model, lists = random_chain(ctx)
+        model, lists = random_poe_chain(ctx)
         cases.append((model, lists, random_state(ctx, model), random_gravity(ctx)))
     for model, lists, (q, qd, qdd), g in cases:
         call = f"rnea_poe(M_list, G_list, S_list, q, qd, qdd, gravity) on {model.name!r} (n = {model.n})"
-        with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, qd, qdd, g)):
+        with ctx.suspects(*_helper_suspects(ctx, *earlier, model, lists, q, qd, qdd, g)):
             got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
             ctx.expect_close(f"tau ({model.n},)", got, rnea(model, q, qd, qdd, gravity=g), call=call,
                              hint="Q_i^0 = N_i^0 Vd_g_i + ad_dual(V_i^0) N_i^0 V_i^0; inward: tau_i = P_i^0 . s_i^0, "
@@ -351,14 +351,14 @@ def rnea_chain(ctx, rnea_poe, *earlier):
 
 @EXERCISE.check("poe-rnea-ur5", points=1, functions=("rnea_poe",), helpers=_EARLIER,
                 title="rnea_poe on the UR5 (Modern Robotics' Mlist, Glist, Slist)", variants=RNEA_POE_MISTAKES)
-def rnea_ur5(ctx, rnea_poe, *earlier):
+def check_rnea_ur5(ctx, rnea_poe, *earlier):
     ur5 = samples.ur5()
     lists = to_poe(ur5, ur5.frame("ee").T)
     g = np.array([0.0, 0.0, -9.81])
     cases = [UR5_STATE] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
         call = "rnea_poe(Mlist, Glist, Slist, q, qd, qdd, gravity=(0, 0, -9.81)) on the UR5"
-        with ctx.suspects(*helper_suspects(ctx, *earlier, ur5, lists, q, qd, qdd, g)):
+        with ctx.suspects(*_helper_suspects(ctx, *earlier, ur5, lists, q, qd, qdd, g)):
             got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
             ctx.expect_close("tau (6,)", got, rnea(ur5, q, qd, qdd), call=call)
 
@@ -366,12 +366,12 @@ def rnea_ur5(ctx, rnea_poe, *earlier):
 @EXERCISE.check("poe-rnea-identities", points=1, functions=("rnea_poe",), helpers=_EARLIER,
                 title="rnea_poe against Jacobian-transpose gravity and the CRBA mass matrix",
                 variants=RNEA_POE_AT_REST_MISTAKES)
-def rnea_identities(ctx, rnea_poe, *earlier):
-    model, lists = random_chain(ctx, 3, 6)
+def check_rnea_identities(ctx, rnea_poe, *earlier):
+    model, lists = random_poe_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
+    with ctx.suspects(*_helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
         ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(rnea_poe, *lists, q, zero, zero, g),
                          gravity_by_jacobians(model, q, g),
                          hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
@@ -513,21 +513,21 @@ def _closed_form_a(ctx, mass_matrix_closed_form, models):
 @EXERCISE.check("poe-closed-a-chain", points=1, functions=("mass_matrix_closed_form",),
                 title="closed form: A from the space-frame screws and inertias is the CRBA's mass matrix (chains)",
                 variants=(A_ROW_ONLY, A_OWN_LINK))
-def closed_a_chain(ctx, mass_matrix_closed_form):
+def check_closed_a_chain(ctx, mass_matrix_closed_form):
     _closed_form_a(ctx, mass_matrix_closed_form, [random_model(ctx, tree=False) for _ in range(3)])
 
 
 @EXERCISE.check("poe-closed-a-tree", points=1, functions=("mass_matrix_closed_form",),
                 title="closed form: A on trees (the links carried by both joints)",
                 variants=(A_ROW_ONLY, A_OWN_LINK, A_BY_INDEX))
-def closed_a_tree(ctx, mass_matrix_closed_form):
+def check_closed_a_tree(ctx, mass_matrix_closed_form):
     _closed_form_a(ctx, mass_matrix_closed_form, [random_tree(ctx) for _ in range(3)])
 
 
 @EXERCISE.check("poe-closed-b", points=2, functions=("velocity_coefficients",),
                 title="closed form: the symmetric part of B is the Christoffel symbols (chains and trees)",
                 variants=(B_BRACKET_ORDER, B_NO_FIRST, B_NO_SECOND, B_SECOND_SWAPPED, B_BY_INDEX, B_FIRST_BY_INDEX))
-def closed_b(ctx, velocity_coefficients):
+def check_closed_b(ctx, velocity_coefficients):
     for model in [random_model(ctx, tree=False) for _ in range(2)] + [random_tree(ctx) for _ in range(2)]:
         q, qd, _ = random_state(ctx, model)
         s, N, parent = closed_form_inputs(model, q)

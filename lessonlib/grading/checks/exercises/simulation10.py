@@ -58,13 +58,13 @@ def drift_reference(model, q0, qd0, dt, steps, integrator):
     return traj.energy - traj.energy[0]
 
 
-def step_pair(ctx, result, n):
+def _step_pair(ctx, result, n):
     """Unpack a ``(q, qd)`` result into two (n,) arrays, failing readably."""
     result = ctx.expect_tuple(result, ("q_next", "qd_next"))
     return ctx.expect_shape("q_next", result[0], (n,)), ctx.expect_shape("qd_next", result[1], (n,))
 
 
-def step_cases(ctx, trials=3):
+def _step_cases(ctx, trials=3):
     for k in range(trials):
         model = random_chain(ctx, n_max=4)
         n = model.n
@@ -77,10 +77,10 @@ def step_cases(ctx, trials=3):
 
 @EXERCISE.check("sim-semi-implicit", points=1, functions=("semi_implicit_euler_step",),
                 title="one step of semi-implicit (symplectic) Euler")
-def semi_implicit(ctx, semi_implicit_euler_step):
-    for model, q, qd, tau, dt, g in step_cases(ctx):
+def check_semi_implicit(ctx, semi_implicit_euler_step):
+    for model, q, qd, tau, dt, g in _step_cases(ctx):
         kwargs = {} if g is None else {"gravity": g}
-        q1, qd1 = step_pair(ctx, ctx.call(semi_implicit_euler_step, model, q, qd, tau, dt, **kwargs), model.n)
+        q1, qd1 = _step_pair(ctx, ctx.call(semi_implicit_euler_step, model, q, qd, tau, dt, **kwargs), model.n)
         ref_q, ref_qd = one_step(model, q, qd, tau, dt, "semi_implicit_euler", gravity=g)
         ctx.expect_close("qd_next", qd1, ref_qd,
                          hint="qd_next = qd + dt * qdd with qdd = aba(model, q, qd, tau, gravity=gravity)")
@@ -93,10 +93,10 @@ def semi_implicit(ctx, semi_implicit_euler_step):
 
 @EXERCISE.check("sim-rk4", points=2, functions=("rk4_step",),
                 title="one step of classical Runge-Kutta (RK4)")
-def rk4(ctx, rk4_step):
-    for model, q, qd, tau, dt, g in step_cases(ctx):
+def check_rk4(ctx, rk4_step):
+    for model, q, qd, tau, dt, g in _step_cases(ctx):
         kwargs = {} if g is None else {"gravity": g}
-        q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, tau, dt, **kwargs), model.n)
+        q1, qd1 = _step_pair(ctx, ctx.call(rk4_step, model, q, qd, tau, dt, **kwargs), model.n)
         ref_q, ref_qd = one_step(model, q, qd, tau, dt, "rk4", gravity=g)
         hint = ("k1 = f(x), k2 = f(x + dt/2 k1), k3 = f(x + dt/2 k2), k4 = f(x + dt k3), x_next = x + dt/6 "
                 "(k1 + 2 k2 + 2 k3 + k4), with x = (q, qd) and f(q, qd) = (qd, aba(model, q, qd, tau))")
@@ -106,14 +106,14 @@ def rk4(ctx, rk4_step):
 
 @EXERCISE.check("sim-rk4-order", points=1, functions=("rk4_step",),
                 title="RK4: the local error falls like h to the fifth")
-def rk4_order(ctx, rk4_step):
+def check_rk4_order(ctx, rk4_step):
     model = samples.pendulum()
     for _ in range(3):
         q, qd = ctx.rng.uniform(-1.5, 1.5, 1), ctx.rng.normal(size=1)
         errors = []
         for h in (0.01, 0.005):
             fine = simulate(model, q, qd, None, dt=h / 32, duration=h, progress=False)     # error ~ 32⁻⁴ of a step
-            q1, qd1 = step_pair(ctx, ctx.call(rk4_step, model, q, qd, np.zeros(1), h), 1)
+            q1, qd1 = _step_pair(ctx, ctx.call(rk4_step, model, q, qd, np.zeros(1), h), 1)
             errors.append(max(abs(q1[0] - fine.q[-1, 0]), abs(qd1[0] - fine.qd[-1, 0])))
         ratio = errors[0] / max(errors[1], 1e-300)
         if not ratio > 27.0:
@@ -126,13 +126,13 @@ def rk4_order(ctx, rk4_step):
 
 # --- (b) energy drift ----------------------------------------------------------------------------------
 
-def drift_case(ctx):
+def _drift_case(ctx):
     model = samples.planar_2link() if ctx.rng.uniform() < 0.5 else samples.planar_3link()
     q0 = ctx.rng.uniform(-np.pi / 2, np.pi / 2, model.n)
     return model, q0, np.zeros(model.n), 0.01, int(ctx.rng.integers(80, 151))
 
 
-def drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator):
+def _drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator):
     got = ctx.expect_shape("E_k - E_0", ctx.call(energy_drift, model, q0, qd0, dt, steps, integrator=integrator),
                            (steps + 1,))
     expected = drift_reference(model, q0, qd0, dt, steps, integrator)
@@ -150,20 +150,20 @@ def drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator):
 
 @EXERCISE.check("sim-drift-euler", points=1, functions=("energy_drift",),
                 title="energy drift of explicit Euler")
-def drift_euler(ctx, energy_drift):
-    model, q0, qd0, dt, steps = drift_case(ctx)
-    drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, "euler")
+def check_drift_euler(ctx, energy_drift):
+    model, q0, qd0, dt, steps = _drift_case(ctx)
+    _drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, "euler")
 
 
 @EXERCISE.check("sim-drift-integrators", points=1, functions=("energy_drift",),
                 title="energy drift of semi-implicit Euler and RK4")
-def drift_integrators(ctx, energy_drift):
-    model, q0, qd0, dt, steps = drift_case(ctx)
+def check_drift_integrators(ctx, energy_drift):
+    model, q0, qd0, dt, steps = _drift_case(ctx)
     for integrator in ("semi_implicit_euler", "rk4"):
-        drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator)
+        _drift_of(ctx, energy_drift, model, q0, qd0, dt, steps, integrator)
     rod = samples.pendulum()                              # one link: the three errors always order the same way
     q0 = ctx.rng.choice([-1.0, 1.0], 1) * ctx.rng.uniform(0.3, 2.5, 1)
-    worst = {integrator: np.abs(drift_of(ctx, energy_drift, rod, q0, np.zeros(1), dt, steps, integrator)).max()
+    worst = {integrator: np.abs(_drift_of(ctx, energy_drift, rod, q0, np.zeros(1), dt, steps, integrator)).max()
              for integrator in INTEGRATORS}
     if not worst["rk4"] < worst["semi_implicit_euler"] < worst["euler"]:
         ctx.fail("expected the largest |E_k - E_0| of the pendulum to order rk4 < semi_implicit_euler < euler, got "
@@ -181,7 +181,7 @@ def stribeck_params(ctx, n):
 
 @EXERCISE.check("sim-stribeck", points=1, functions=("stribeck",),
                 title="the Stribeck friction curve")
-def stribeck_values(ctx, stribeck_student):
+def check_stribeck(ctx, stribeck_student):
     shapes = ((2.0, 1e-3), (float(ctx.rng.uniform(0.5, 3.0)), float(ctx.rng.uniform(0.005, 0.05))), (2.0, 0.0))
     for delta, eps in shapes:
         n = int(ctx.rng.integers(3, 8))
@@ -198,7 +198,7 @@ def stribeck_values(ctx, stribeck_student):
 
 @EXERCISE.check("sim-stribeck-limits", points=1, functions=("stribeck",),
                 title="the Stribeck curve's limits: no hump, rest, sliding, odd, dissipative")
-def stribeck_limits(ctx, stribeck_student):
+def check_stribeck_limits(ctx, stribeck_student):
     n = 6
     p = stribeck_params(ctx, n)
     eps = float(ctx.rng.uniform(0.005, 0.02))

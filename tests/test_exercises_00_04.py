@@ -281,6 +281,23 @@ def test_check_ids_are_unique_across_every_exercise():
     assert len(ids) == len(set(ids))
 
 
+def test_check_functions_follow_the_naming_scheme():
+    """``checks/exercises/__init__.py``: a registered check is ``check_<its id without the exercise's prefix>``,
+    and no other function of an exercise module (or of its package's submodules) starts with ``check_``."""
+    import inspect
+    import sys
+    for name in exercise_names():
+        checks = load_exercise(name).checks
+        for cid, check in checks.items():
+            assert check.run.__name__ == "check_" + cid.split("-", 1)[1].replace("-", "_"), (name, cid)
+        registered = {check.run for check in checks.values()}
+        package = f"lessonlib.grading.checks.exercises.{name}"
+        modules = [m for key, m in sys.modules.items() if key == package or key.startswith(package + ".")]
+        defined = [f for m in modules for _, f in inspect.getmembers(m, inspect.isfunction) if f.__module__ == m.__name__]
+        assert {f.__name__ for f in defined if f.__name__.startswith("check_") and f not in registered} == set(), name
+        assert len(registered) == len(checks)
+
+
 def _top_level_functions(path):
     return {n.name for n in ast.parse(path.read_text(encoding="utf-8")).body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}

@@ -23,12 +23,13 @@ import pytest
 from lessonlib.grading.checks.checker import load_exercise, replay, run_check, same_failure
 from lessonlib.grading.checks.preview import local_function
 from lessonlib.grading.checks.exercises import (aba09, applications11, constrained12, denoc07, lagrange04, mass_matrix08,
-                                        rnea05, rnea_poe06)
+                                        rnea05, rnea_poe06, simulation10)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"lagrange04": "04_lagrange.ipynb", "rnea05": "05_rnea.ipynb", "rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
              "mass_matrix08": "08_mass_matrix_forward_dynamics.ipynb", "aba09": "09_aba.ipynb",
-             "applications11": "11_applications.ipynb", "constrained12": "12_constrained.ipynb"}
+             "simulation10": "10_simulation.ipynb", "applications11": "11_applications.ipynb",
+             "constrained12": "12_constrained.ipynb"}
 LIKELY = "likely mistake: "
 
 
@@ -61,8 +62,8 @@ def named_mistakes(message):
 
 # --- one student bug per known mistake: (exercise, edits, {check: the variant it must name}) ---------------
 
-M04, M05, M06, M07, M08, M09, M11, M12 = (lagrange04, rnea05, rnea_poe06, denoc07, mass_matrix08, aba09, applications11,
-                                          constrained12)
+M04, M05, M06, M07, M08, M09, M10, M11, M12 = (lagrange04, rnea05, rnea_poe06, denoc07, mass_matrix08, aba09,
+                                               simulation10, applications11, constrained12)
 SKATER_L = "return float(_L_spin(q[0], q[1], qd[0], qd[1], 0.0, 0.0, skater[\"I\"], skater[\"m\"]))"
 SKATER_TAU = ("return np.array(_tau_skater(q[0], q[1], qd[0], qd[1], qdd[0], qdd[1], skater[\"I\"], skater[\"m\"]), "
               "dtype=float)")
@@ -386,6 +387,8 @@ CASES = [
      {"poe-closed-b": M06.B_BY_INDEX}),
     ("rnea_poe06", [("answer-closed-form", "if k != l and deeper(parent, k, l) == l:", "if k < l:")],
      {"poe-closed-b": M06.B_FIRST_BY_INDEX}),
+    ("simulation10", [("answer-semi-implicit", "return q + dt * qd_next, qd_next", "return q + dt * qd, qd_next")],
+     {"sim-semi-implicit": M10.EXPLICIT_EULER}),
     ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
      {"app-friction-columns": M11.COL_NO_SIGN}),
     ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11.COL_COULOMB_SIGMA}),

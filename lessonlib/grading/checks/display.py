@@ -12,6 +12,8 @@ Ad(arg1) with
      [0., 1., 0., 0.],
      [0., 0., 1., 0.],
      [0., 0., 0., 1.]]
+>>> params({"m": 2.70556, "ell": 0.3, "g0": 9.81})
+'{m: 2.706, ell: 0.3, g0: 9.81}'
 """
 from __future__ import annotations
 
@@ -62,3 +64,8 @@ def signature(name, args, kwargs):
         parts.append(f"{label}={shown}" if keyword and shown != label else shown)
     text = f"{name}({', '.join(parts)})"
     return text + (" with\n" + "\n".join(blocks) if blocks else "")
+
+
+def params(d):
+    """A str-keyed dict of numbers (a link's or an arm's parameters), short: ``{m: 2.706, ell: 0.3}``."""
+    return "{" + ", ".join(f"{k}: {float(v):.4g}" for k, v in d.items()) + "}"

@@ -1,4 +1,4 @@
-"""Random inputs shared by the exercise checkers (not an exercise: the registry skips ``_`` names).
+"""Random inputs and small checks shared by the exercise checkers (not an exercise: the registry skips ``_`` names).
 
 Every random number comes from the check's ``ctx.rng`` (seeded per student and per run).
 """
@@ -41,3 +41,11 @@ def random_gravity(ctx):
 def random_state(ctx, model):
     """``(q, q̇, q̈)`` from ``ctx.rng`` by the course's one helper, :func:`lessonlib.check.random_state`."""
     return check.random_state(model, ctx.rng)
+
+
+def expect_bool(ctx, value, what="", *, call=""):
+    """A student's True/False (a bool, or the integer 0 or 1) as a bool, or a readable failure naming ``what``."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    ctx.fail(f"{what}: expected True or False, got {value!r}" if what else f"expected True or False, got {value!r}",
+             call=call)

@@ -83,7 +83,7 @@ def schur_complements(M):
                      for i in range(n)])
 
 
-def inward_case(ctx, *, with_fext=False):
+def _inward_case(ctx, *, with_fext=False):
     """A random chain state and the inputs ``X, S, I, c, p, tau`` of the inward pass (plus the reference)."""
     model = random_chain(ctx)
     n = model.n
@@ -99,7 +99,6 @@ def inward_case(ctx, *, with_fext=False):
     assert np.allclose(accelerations_from(X, S, c, IA, pA, tau, base_acceleration(g)),
                        aba(model, q, qd, tau, gravity=g, f_ext=F), atol=1e-8), "checker self-test: inward vs aba"
     return model, q, (X, S, I, c, p, tau), (IA, pA)
-
 
 
 # --- known mistakes (judge side): the passes with one piece replaced -------------------------------
@@ -182,7 +181,7 @@ FIT_END_POINTS = Variant("your slope seems to come from the first and last point
 ABA_MISTAKES = (ABA_GRAVITY_SIGN, ABA_NONE_IS_ZERO, ABA_NO_PRODUCT, ABA_PRODUCT_SWAPPED, ABA_NO_GYRO)
 
 
-def inward_suspect(ctx, articulated_inertias, model, q, qd, tau):
+def _inward_suspect(ctx, articulated_inertias, model, q, qd, tau):
     """The probe of the student's inward pass on this case (no external wrench), for a failing ``aba``."""
     n, X, S, I = model.n, joint_transforms(model, q), model.S.copy(), model.inertia.copy()
     v = body_twists(model, q, qd)
@@ -197,21 +196,20 @@ def inward_suspect(ctx, articulated_inertias, model, q, qd, tau):
 
 @EXERCISE.check("aba-inward-ia", points=1, functions=("articulated_inertias",),
                 title="inward pass: articulated-body inertias I^A_i", variants=(IA_NOT_TRANSPOSED, IA_NOT_FREED))
-def inward_ia(ctx, articulated_inertias):
+def check_inward_ia(ctx, articulated_inertias):
     for _ in range(3):
-        model, _, args, (IA, _) = inward_case(ctx)
-        call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain"
-        got, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
-        ctx.expect_close("IA (n, 6, 6)", got, IA, call=call,
+        model, _, args, (IA, _) = _inward_case(ctx)
+        got, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"))
+        ctx.expect_close("IA (n, 6, 6)", got, IA,
                          hint="start from I^A_i = I_i; going inward, I^A_(i-1) += X_i^T (I^A_i - U_i U_i^T / D_i) X_i "
                               "with U_i = I^A_i S_i, D_i = S_i^T U_i")
 
 
 @EXERCISE.check("aba-inward-pa", points=1, functions=("articulated_inertias",),
                 title="inward pass: bias wrenches p^A_i", variants=(PA_NO_C, PA_NO_U, PA_U_SIGN, PA_NOT_TRANSPOSED))
-def inward_pa(ctx, articulated_inertias):
+def check_inward_pa(ctx, articulated_inertias):
     for _ in range(3):
-        model, _, args, (_, pA) = inward_case(ctx, with_fext=True)
+        model, _, args, (_, pA) = _inward_case(ctx, with_fext=True)
         call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain (p includes -f_ext)"
         _, got = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
         ctx.expect_close("pA (n, 6)", got, pA, call=call,
@@ -222,15 +220,14 @@ def inward_pa(ctx, articulated_inertias):
 @EXERCISE.check("aba-inward-schur", points=1, functions=("articulated_inertias",),
                 title="inward pass: S_i^T I^A_i S_i is the Schur complement of M(q)",
                 variants=(IA_NOT_TRANSPOSED, IA_NOT_FREED))
-def inward_schur(ctx, articulated_inertias):
+def check_inward_schur(ctx, articulated_inertias):
     for _ in range(2):
-        model, q, args, _ = inward_case(ctx)
-        call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain"
-        IA, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
-        IA = ctx.expect_shape("IA", IA, (model.n, 6, 6), call=call)
+        model, q, args, _ = _inward_case(ctx)
+        IA, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"))
+        IA = ctx.expect_shape("IA", IA, (model.n, 6, 6))
         D = np.array([S_i @ IA_i @ S_i for S_i, IA_i in zip(model.S, IA)])
-        ctx.expect_close("D_i = S_i^T IA_i S_i for every joint", D, schur_complements(crba(model, q)),
-                         call=call + ", compared with the CRBA mass matrix",
+        ctx.expect_close("D_i = S_i^T IA_i S_i for every joint (the Schur complements of the CRBA's M)", D,
+                         schur_complements(crba(model, q)),
                          hint="with the outboard joints free, joint i feels M_ii - M_i,>i (M_>i,>i)^-1 M_>i,i; "
                               "the last body's I^A is its own rigid inertia")
 
@@ -239,7 +236,7 @@ def inward_schur(ctx, articulated_inertias):
 
 @EXERCISE.check("aba-full-chain", points=2, functions=("aba",), helpers=("articulated_inertias",),
                 title="full ABA on random chains", variants=ABA_MISTAKES)
-def full_chain(ctx, aba_student, articulated_inertias):
+def check_full_chain(ctx, aba_student, articulated_inertias):
     cases = []
     for _ in range(4):
         model = random_chain(ctx)
@@ -247,21 +244,19 @@ def full_chain(ctx, aba_student, articulated_inertias):
         cases.append((model, ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), 5 * ctx.rng.normal(size=n),
                       random_gravity(ctx)))
     for model, q, qd, tau, g in cases:
-        call = f"aba(model, q, qd, tau, gravity=g) on {model.name!r} (n = {model.n})"
-        with ctx.suspects(inward_suspect(ctx, articulated_inertias, model, q, qd, tau)):
+        with ctx.suspects(_inward_suspect(ctx, articulated_inertias, model, q, qd, tau)):
             ctx.expect_close("qdd (n,)", ctx.call(aba_student, model, q, qd, tau, gravity=g),
-                             aba(model, q, qd, tau, gravity=g), call=call,
+                             aba(model, q, qd, tau, gravity=g),
                              hint="three passes: velocities out, articulated inertias in, "
                                   "accelerations out from a0 = [0; -g]")
     model, q, qd, tau, _ = cases[-1]
-    call = f"aba(model, q, qd, tau) with gravity=None on {model.name!r}"
-    ctx.expect_close("qdd (n,)", ctx.call(aba_student, model, q, qd, tau), aba(model, q, qd, tau), call=call,
+    ctx.expect_close("qdd (n,)", ctx.call(aba_student, model, q, qd, tau), aba(model, q, qd, tau),
                      hint="gravity=None means the model's default, model.gravity")
 
 
 @EXERCISE.check("aba-full-identities", points=1, functions=("aba",), helpers=("articulated_inertias",),
                 title="full ABA: ABA(RNEA(qdd)) = qdd, and the free elbow", variants=ABA_MISTAKES)
-def full_identities(ctx, aba_student, articulated_inertias):
+def check_full_identities(ctx, aba_student, articulated_inertias):
     ur5 = samples.ur5()
     models = [ur5, random_chain(ctx, 3, 6)]
     for model in models:
@@ -269,7 +264,7 @@ def full_identities(ctx, aba_student, articulated_inertias):
         q, qd, qdd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), ctx.rng.normal(size=n)
         tau = rnea(model, q, qd, qdd)
         call = f"aba(model, q, qd, tau = rnea(model, q, qd, qdd)) on {model.name!r} (n = {n})"
-        with ctx.suspects(inward_suspect(ctx, articulated_inertias, model, q, qd, tau)):
+        with ctx.suspects(_inward_suspect(ctx, articulated_inertias, model, q, qd, tau)):
             ctx.expect_close("qdd (n,)", ctx.call(aba_student, model, q, qd, tau), qdd, call=call,
                              hint="forward dynamics undoes inverse dynamics: you should get the qdd that produced tau")
     two = samples.planar_2link()                                   # [RNE05]'s rods, stretched out, at rest
@@ -285,24 +280,24 @@ def full_identities(ctx, aba_student, articulated_inertias):
 
 # --- (c) log-log slopes --------------------------------------------------------------------------------
 
-def fit_pair(ctx, result, call):
+def _fit_pair(ctx, result, call):
     result = ctx.expect_tuple(result, ("p", "a"), call=call)
     return (ctx.expect_shape("p", result[0], (), call=call), ctx.expect_shape("a", result[1], (), call=call))
 
 
-def chain_lengths(ctx):
+def _chain_lengths(ctx):
     n0 = int(ctx.rng.integers(2, 5))
     return np.array(sorted({int(round(n0 * 2 ** (k / 2))) for k in range(int(ctx.rng.integers(5, 9)))}), dtype=float)
 
 
 @EXERCISE.check("aba-slope-power", points=1, functions=("power_law_fit",),
                 title="log-log fit of exact power laws", variants=(FIT_INTERCEPT, FIT_MIXED_LOGS))
-def slope_power(ctx, power_law_fit):
+def check_slope_power(ctx, power_law_fit):
     for p in (1.0, 2.0, 3.0, ctx.rng.uniform(0.3, 3.5)):
-        n = chain_lengths(ctx)
+        n = _chain_lengths(ctx)
         a = 10 ** ctx.rng.uniform(-7, -3)                          # seconds per n^p
         call = f"power_law_fit(n, t) for t = {a:.3g} n^{p:.4g}, n = {n.astype(int).tolist()}"
-        p_got, a_got = fit_pair(ctx, ctx.call(power_law_fit, n, a * n ** p), call)
+        p_got, a_got = _fit_pair(ctx, ctx.call(power_law_fit, n, a * n ** p), call)
         ctx.expect_close("p (the slope)", p_got, p, call=call,
                          hint="fit a straight line to (log n, log t): its slope is p, its intercept log a")
         ctx.expect_close("a (the prefactor)", a_got / a, 1.0, call=call,
@@ -311,14 +306,14 @@ def slope_power(ctx, power_law_fit):
 
 @EXERCISE.check("aba-slope-measured", points=1, functions=("power_law_fit",),
                 title="log-log fit of noisy measured timings", variants=(FIT_INTERCEPT, FIT_MIXED_LOGS, FIT_END_POINTS))
-def slope_measured(ctx, power_law_fit):
+def check_slope_measured(ctx, power_law_fit):
     for _ in range(3):
-        n = chain_lengths(ctx)
+        n = _chain_lengths(ctx)
         a, b, c = 10 ** ctx.rng.uniform(-5, -4), 10 ** ctx.rng.uniform(-6, -5), 10 ** ctx.rng.uniform(-8, -6)
         t = (a + b * n + c * n**2) * np.exp(ctx.rng.normal(0.0, 0.05, n.size))
         p, intercept = np.polyfit(np.log(n), np.log(t), 1)
         call = f"power_law_fit(n, t) for timings like a + b n + c n^2 with noise, n = {n.astype(int).tolist()}"
-        p_got, a_got = fit_pair(ctx, ctx.call(power_law_fit, n, t), call)
+        p_got, a_got = _fit_pair(ctx, ctx.call(power_law_fit, n, t), call)
         ctx.expect_close("p (the slope)", p_got, p, call=call,
                          hint="least squares over all points of log t = p log n + log a (numpy.polyfit of degree 1)")
         ctx.expect_close("a / exp(intercept)", a_got / np.exp(intercept), 1.0, call=call)

@@ -65,6 +65,7 @@ from lessonlib.dynamics.regressor import (base_parameters, check_excitation_band
                                    identify_with_friction, inertial_parameters, model_with_parameters, regressor,
                                    synthetic_measurements)
 from lessonlib.dynamics.simulate import rk4
+from .. import display
 from ..checker import Exercise, Variant
 from ._common import random_chain, random_gravity
 
@@ -88,7 +89,6 @@ EXERCISE = Exercise(
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
 
-
 def random_gains(ctx, n, scalar):
     """``(Kp, Kd)``: two floats, or two (n,) arrays (diagonal gains), both ≥ 0."""
     if scalar:
@@ -98,11 +98,7 @@ def random_gains(ctx, n, scalar):
     return Kp, 2 * np.sqrt(Kp) * ctx.rng.uniform(0.5, 1.5, n)
 
 
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
-
-
-def gains_text(Kp):
+def _gains_text(Kp):
     return "scalar gains" if np.ndim(Kp) == 0 else "per-joint gains (n,)"
 
 
@@ -120,36 +116,32 @@ def library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=None):
 
 @EXERCISE.check("app-gravity-hold", points=1, functions=("pd_gravity",),
                 title="gravity compensation holds the arm at rest")
-def gravity_hold(ctx, pd_gravity):
+def check_gravity_hold(ctx, pd_gravity):
     for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
         q = ctx.rng.uniform(-np.pi, np.pi, n)
         Kp, Kd = random_gains(ctx, n, scalar=k == 0)
         g = None if k == 0 else random_gravity(ctx)
         kwargs = {} if g is None else {"gravity": g}
-        call = (f"pd_gravity({model.name}, q, qd=0, q_ref=q, Kp, Kd{', gravity=g' if g is not None else ''}) "
-                f"with {gains_text(Kp)}")
-        tau = ctx.expect_shape("tau", ctx.call(pd_gravity, model, q, np.zeros(n), q.copy(), Kp, Kd, **kwargs), (n,),
-                               call=call)
+        tau = ctx.expect_shape("tau", ctx.call(pd_gravity, model, q, np.zeros(n), q.copy(), Kp, Kd, **kwargs), (n,))
         ctx.expect_close("qdd = aba(model, q, 0, tau): the arm must float", aba(model, q, np.zeros(n), tau, gravity=g),
-                         np.zeros(n), call=call,
+                         np.zeros(n),
                          hint="at q = q_ref and qd = 0 the PD part is zero and tau = g(q) = rnea(model, q, 0, 0)")
-        ctx.expect_close("tau = g(q)", tau, gravity_torques(model, q, gravity=g), call=call,
+        ctx.expect_close("tau = g(q)", tau, gravity_torques(model, q, gravity=g),
                          hint="gravity=None means the model's default, model.gravity")
 
 
 @EXERCISE.check("app-pd-gravity", points=1, functions=("pd_gravity",),
                 title="PD control plus gravity compensation in any state")
-def pd_law(ctx, pd_gravity):
+def check_pd_gravity(ctx, pd_gravity):
     for k in range(3):
         model = random_chain(ctx, n_max=5)
         n = model.n
         q, qd, q_ref = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), ctx.rng.uniform(-np.pi, np.pi, n)
         Kp, Kd = random_gains(ctx, n, scalar=k == 1)
         g = random_gravity(ctx)
-        call = f"pd_gravity(model, q, qd, q_ref, Kp, Kd, gravity=g) on a random {n}-link chain, {gains_text(Kp)}"
         expected = gravity_compensation(model, gravity=g, Kp=Kp, Kd=Kd, q_ref=q_ref)(0.0, q, qd)
-        ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected, call=call,
+        ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected,
                          hint="tau = g(q) + Kp (q_ref - q) - Kd qd (the damping acts on qd itself)")
 
 
@@ -157,7 +149,7 @@ def pd_law(ctx, pd_gravity):
 
 @EXERCISE.check("app-ct-law", points=2, functions=("computed_torque",),
                 title="the computed-torque law")
-def ct_law(ctx, computed_torque_student):
+def check_ct_law(ctx, computed_torque_student):
     for k in range(4):
         plant = random_chain(ctx, n_max=5)
         n = plant.n
@@ -169,7 +161,7 @@ def ct_law(ctx, computed_torque_student):
         kwargs = {} if g is None else {"gravity": g}
         which = "the controller's (wrong) model" if model is not plant else "the exact model"
         call = (f"computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd{', gravity=g' if g is not None else ''}) "
-                f"with {which} of a random {n}-link chain, {gains_text(Kp)}")
+                f"with {which} of a random {n}-link chain, {_gains_text(Kp)}")
         got = ctx.call(computed_torque_student, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, **kwargs)
         ctx.expect_close("tau (n,)", got, library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=g), call=call,
                          hint="tau = M(q) (qdd_d + Kd (qd_d - qd) + Kp (q_d - q)) + c(q, qd) + g(q), "
@@ -178,7 +170,7 @@ def ct_law(ctx, computed_torque_student):
 
 @EXERCISE.check("app-ct-closed-loop", points=1, functions=("computed_torque",),
                 title="computed torque linearises the loop: qdd = qdd_d + Kd e_dot + Kp e")
-def ct_closed_loop(ctx, computed_torque_student):
+def check_ct_closed_loop(ctx, computed_torque_student):
     for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
         q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
@@ -211,24 +203,23 @@ def fit_data(ctx, noise):
     return model, base, base.reduce(inertial_parameters(model)), W, TAU, Q, QD, QDD
 
 
-def fit_result(ctx, result, r, call):
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        ctx.fail(f"expected a pair (theta, r2), got {type(result).__name__}"
-                 + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""), call=call)
-    return ctx.expect_shape("theta", result[0], (r,), call=call), ctx.expect_shape("r2", result[1], (), call=call)
+def _expect_fit(ctx, result, r, call):
+    """A fit's ``(theta (r,), r2)``, or a readable failure."""
+    theta, r2 = ctx.expect_tuple(result, ("theta", "r2"), call=call)
+    return ctx.expect_shape("theta", theta, (r,), call=call), ctx.expect_shape("r2", r2, (), call=call)
 
 
-def fit_call(model, W, TAU, noise):
+def _fit_call(model, W, TAU, noise):
     return (f"fit_parameters(W {W.shape}, TAU {TAU.shape}) for {model.name!r}, "
             + ("noise-free torques" if noise == 0 else f"torque noise {noise:.3g} N·m"))
 
 
 @EXERCISE.check("app-fit-exact", points=1, functions=("fit_parameters",),
                 title="least squares recovers the base parameters from noise-free data")
-def fit_exact(ctx, fit_parameters):
+def check_fit_exact(ctx, fit_parameters):
     model, base, theta_b, W, TAU, *_ = fit_data(ctx, 0.0)
-    call = fit_call(model, W, TAU, 0.0)
-    theta, r2 = fit_result(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
+    call = _fit_call(model, W, TAU, 0.0)
+    theta, r2 = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
     ctx.expect_close("theta (the true base parameters)", theta, theta_b, call=call,
                      hint="solve min ||W theta - tau||^2 with tau = TAU.ravel() (sample after sample), "
                           "e.g. numpy.linalg.lstsq(W, tau, rcond=None)[0]")
@@ -253,12 +244,12 @@ def badly_conditioned_fit(ctx):
 
 @EXERCISE.check("app-fit-stable", points=1, functions=("fit_parameters",),
                 title="least squares on a badly conditioned regressor: solved on W, not on W^T W")
-def fit_stable(ctx, fit_parameters):
+def check_fit_stable(ctx, fit_parameters):
     for _ in range(2):
         W, TAU, theta_true = badly_conditioned_fit(ctx)
         call = (f"fit_parameters(W {W.shape}, TAU {TAU.shape}) with W of condition number {FIT_ILL_CONDITION:.0e} "
                 "and noise-free torques")
-        theta, _ = fit_result(ctx, ctx.call(fit_parameters, W, TAU), W.shape[1], call)
+        theta, _ = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), W.shape[1], call)
         ctx.expect_close("theta (the true parameters)", theta, theta_true,
                          atol=FIT_RTOL * float(np.abs(theta_true).max()), call=call,
                          hint="the normal equations W^T W theta = W^T tau square the condition number (1e14 here: "
@@ -268,11 +259,11 @@ def fit_stable(ctx, fit_parameters):
 
 @EXERCISE.check("app-fit-noisy", points=1, functions=("fit_parameters",),
                 title="least squares on noisy torques")
-def fit_noisy(ctx, fit_parameters):
+def check_fit_noisy(ctx, fit_parameters):
     noise = float(ctx.rng.uniform(0.05, 0.5))
     model, base, _, W, TAU, Q, QD, QDD = fit_data(ctx, noise)
-    call = fit_call(model, W, TAU, noise)
-    theta, _ = fit_result(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
+    call = _fit_call(model, W, TAU, noise)
+    theta, _ = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
     reference = identify(model, Q, QD, QDD, TAU, base=base)
     ctx.expect_close("W^T (tau - W theta) (the normal equations)", W.T @ (TAU.ravel() - W @ theta), np.zeros(base.rank),
                      atol=ctx.atol * max(1.0, np.abs(W.T @ TAU.ravel()).max()), call=call,
@@ -283,12 +274,12 @@ def fit_noisy(ctx, fit_parameters):
 
 @EXERCISE.check("app-fit-r2", points=1, functions=("fit_parameters",),
                 title="the coefficient of determination R^2 of the fit")
-def fit_r2(ctx, fit_parameters):
+def check_fit_r2(ctx, fit_parameters):
     for _ in range(2):
         noise = float(ctx.rng.uniform(0.2, 2.0))
         model, base, _, W, TAU, Q, QD, QDD = fit_data(ctx, noise)
-        call = fit_call(model, W, TAU, noise)
-        _, r2 = fit_result(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
+        call = _fit_call(model, W, TAU, noise)
+        _, r2 = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
         ctx.expect_close("r2", r2, identify(model, Q, QD, QDD, TAU, base=base).r2, call=call,
                          hint="R^2 = 1 - sum (tau - tau_hat)^2 / sum (tau - tau_bar_j)^2 over all samples and joints, "
                               "tau_bar_j the mean torque of joint j (TAU.mean(axis=0))")
@@ -379,7 +370,7 @@ FIT_SQRT_WEIGHTS = Variant("your rows seem to be scaled by √w_j, as if w_j wer
 @EXERCISE.check("app-friction-columns", points=1, functions=("stribeck_columns",),
                 title="the Stribeck friction columns of the regressor",
                 variants=(COL_NO_SIGN, COL_COULOMB_SIGMA, COL_EXPONENT, COL_SIGN))
-def friction_columns(ctx, stribeck_columns):
+def check_friction_columns(ctx, stribeck_columns):
     for _ in range(2):
         n = int(ctx.rng.integers(2, 5))
         QD = ctx.rng.choice([-1.0, 1.0], size=(40, n)) * 10 ** ctx.rng.uniform(-3.3, 0.5, (40, n))
@@ -388,7 +379,7 @@ def friction_columns(ctx, stribeck_columns):
         phi = np.column_stack([ctx.rng.uniform(0.05, 0.5, n), ctx.rng.uniform(0.2, 1.5, n), ctx.rng.uniform(1.5, 3, n)])
         law = stribeck(QD, fc=phi[:, 1], fs=phi[:, 2], vs=vs, b=phi[:, 0])
         assert np.allclose(np.einsum("knc,nc->kn", expected, phi), law), "checker self-test: columns vs stribeck()"
-        call = f"stribeck_columns(QD {QD.shape}, vs={np.array2string(vs, precision=4)}) (speeds from 5e-4 to 3 rad/s)"
+        call = f"stribeck_columns(QD {QD.shape}, vs={display.array(vs)}) (speeds from 5e-4 to 3 rad/s)"
         ctx.expect_close(f"Phi (40, {n}, 3)", ctx.call(stribeck_columns, QD, vs), expected, call=call,
                          hint="Phi[k, j] = (q̇, σ(1 − e), σ e) with σ = tanh(q̇/ε), ε = 1e-3, e = exp(−(q̇/v_s,j)²): "
                               "then Phi @ (b, f_c, f_s) is the Stribeck torque")
@@ -397,11 +388,11 @@ def friction_columns(ctx, stribeck_columns):
 @EXERCISE.check("app-friction-fit", points=2, functions=("fit_with_friction",), helpers=("stribeck_columns",),
                 title="inertial and friction parameters together, the Stribeck velocity searched",
                 variants=(FIT_SHARED, FIT_UNWEIGHTED, FIT_SQRT_WEIGHTS))
-def friction_fit(ctx, fit_with_friction, stribeck_columns):
+def check_friction_fit(ctx, fit_with_friction, stribeck_columns):
     model, base, theta, phi, vs, W, Q, QD, QDD, TAU = friction_data(ctx, np.zeros(2))
     weights = 1.0 / ctx.rng.uniform(0.005, 0.05, 2)
     call = (f"fit_with_friction(W {W.shape}, QD {QD.shape}, TAU {TAU.shape}, vs_grid, weights) for {model.name!r}, "
-            f"noise-free torques, true v_s = {np.array2string(vs, precision=4)}")
+            f"noise-free torques, true v_s = {display.array(vs)}")
     with ctx.suspects(ctx.suspect(stribeck_columns, QD, vs, expected=friction_regressor(QD, "stribeck", vs=vs),
                                   call="stribeck_columns(QD, true vs)", see="app-friction-columns")):
         got = ctx.expect_tuple(ctx.call(fit_with_friction, W, QD, TAU, VS_GRID, weights), ("theta", "phi", "vs"),
@@ -416,8 +407,8 @@ def friction_fit(ctx, fit_with_friction, stribeck_columns):
     weights = 1.0 / sigma
     reference = identify_with_friction(model, Q, QD, QDD, TAU, law="stribeck", base=base, weights=weights,
                                        vs_grid=VS_GRID)
-    call = (f"fit_with_friction(W, QD, TAU, vs_grid, weights = 1/σ = {np.array2string(weights, precision=4)}) for "
-            f"{model.name!r}, torque noise σ = {np.array2string(sigma, precision=4)} N·m per joint")
+    call = (f"fit_with_friction(W, QD, TAU, vs_grid, weights = 1/σ = {display.array(weights)}) for "
+            f"{model.name!r}, torque noise σ = {display.array(sigma)} N·m per joint")
     got = ctx.expect_tuple(ctx.call(fit_with_friction, W, QD, TAU, VS_GRID, weights), ("theta", "phi", "vs"), call=call)
     ctx.expect_close("vs", got[2], reference.vs, call=call)
     ctx.expect_close("theta (weighted least squares)", got[0], reference.theta_base, call=call,
@@ -473,7 +464,7 @@ def _observer_state(ctx, model):
 
 @EXERCISE.check("app-observer-step", points=1, functions=("observer_step",),
                 title="one sample of the generalized-momentum observer", variants=OBSERVER_MISTAKES)
-def observer_one_step(ctx, observer_step_student):
+def check_observer_step(ctx, observer_step_student):
     for k in range(3):
         model = random_chain(ctx, n_max=4)
         state = _observer_state(ctx, model)
@@ -495,7 +486,7 @@ def observer_one_step(ctx, observer_step_student):
 
 @EXERCISE.check("app-observer-push", points=1, functions=("observer_step",),
                 title="the observer's residual follows a push on the arm", variants=OBSERVER_MISTAKES)
-def observer_push(ctx, observer_step_student):
+def check_observer_push(ctx, observer_step_student):
     model = (samples.planar_2link(), samples.planar_3link(), samples.seed004_2link())[int(ctx.rng.integers(3))]
     n, K = model.n, float(ctx.rng.uniform(40, 80))
     q0 = ctx.rng.uniform(-1, 1, n)
@@ -509,7 +500,7 @@ def observer_push(ctx, observer_step_student):
     for k in range(traj.t.size - 1):
         tau = 0.5 * (traj.tau[k] + traj.tau[k + 1])
         call = (f"observer_step(model, state, tau, q_next, qd_next, dt=0.004, K={K:.4g}) at t = {traj.t[k]:.3f} s on "
-                f"{model.name!r} while a force {np.array2string(force, precision=3)} N pushes the last link "
+                f"{model.name!r} while a force {display.array(force)} N pushes the last link "
                 "from t = 0.1 to 0.4 s")
         state = ctx.expect_tuple(ctx.call(observer_step_student, model, state, tau, traj.q[k + 1], traj.qd[k + 1],
                                           traj.t[k + 1] - traj.t[k], K), ("q", "qd", "p0", "integral", "r"), call=call)
@@ -573,7 +564,7 @@ RUN_ERROR_SIGN = Variant("your E seems to be q − q_d; the tracking error is e 
 
 @EXERCISE.check("app-limits-law", points=1, functions=("limited_computed_torque",), helpers=("computed_torque",),
                 title="computed torque behind actuator limits", variants=(LIM_UPPER, LIM_BEFORE_BIAS, LIM_SCALED))
-def limits_law(ctx, limited_computed_torque, computed_torque_student):
+def check_limits_law(ctx, limited_computed_torque, computed_torque_student):
     for k in range(4):
         model = random_chain(ctx, n_max=5)
         n = model.n
@@ -584,13 +575,10 @@ def limits_law(ctx, limited_computed_torque, computed_torque_student):
         tau_max = (np.abs(tau) * ctx.rng.uniform(0.3, 1.6, n) if k < 3
                    else float(np.median(np.abs(tau))))                 # some joints saturate, some do not
         expected = saturated(lambda t, q_, qd_: tau, tau_max)(0.0, q, qd)
-        which = "per-joint limits (n,)" if np.ndim(tau_max) else "one limit for every joint"
-        call = (f"limited_computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, tau_max) on a random {n}-link chain, "
-                f"{which}")
         with ctx.suspects(ctx.suspect(computed_torque_student, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, expected=tau,
                                       call="computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd)", see="app-ct-law")):
             got = ctx.call(limited_computed_torque, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, tau_max)
-            ctx.expect_close("tau (n,)", got, expected, call=call,
+            ctx.expect_close("tau (n,)", got, expected,
                              hint="the computed torque (your computed_torque), then each joint clipped to "
                                   "[−tau_max_j, tau_max_j]: np.clip(tau, -tau_max, tau_max)")
 
@@ -598,7 +586,7 @@ def limits_law(ctx, limited_computed_torque, computed_torque_student):
 @EXERCISE.check("app-limits-run", points=1, functions=("track_with_limits",),
                 title="tracking a fast move with torque-limited actuators",
                 variants=(RUN_NO_LIMIT, RUN_UPPER, RUN_ERROR_SIGN))
-def limits_run(ctx, track_with_limits):
+def check_limits_run(ctx, track_with_limits):
     model = samples.planar_2link()
     q0 = np.array([-np.pi / 2, 0.0])                                 # hanging straight down
     q1 = q0 + np.array([ctx.rng.uniform(1.0, 1.6), -ctx.rng.uniform(0.6, 1.2)])
@@ -610,15 +598,13 @@ def limits_run(ctx, track_with_limits):
     assert np.all(tau_max < np.minimum(tau_plan.max(axis=0), -tau_plan.min(axis=0))), "self-test: both sides saturate"
     expected = tracking_with(model, q0, q1, move_time, Kp, Kd, tau_max, 0.005, 1.0)
     assert np.abs(expected).max() > 0.01, "checker self-test: the limits must bite"
-    call = (f"track_with_limits(model, q0={fmt(q0)}, q1={fmt(q1)}, move_time={move_time:.3f}, Kp=400, Kd=40, "
-            f"tau_max={fmt(tau_max)}, dt=0.005, duration=1.0) on [RNE05]'s two rods")
     E = ctx.expect_shape("E (201, 2)", ctx.call(track_with_limits, model, q0, q1, move_time, Kp, Kd, tau_max, 0.005,
-                                                1.0), expected.shape, call=call)
-    ctx.expect_close("max |E| per joint (rad)", np.abs(E).max(axis=0), np.abs(expected).max(axis=0), call=call,
+                                                1.0), expected.shape)
+    ctx.expect_close("max |E| per joint (rad)", np.abs(E).max(axis=0), np.abs(expected).max(axis=0),
                      hint="simulate(model, q0, 0, torque_fn, dt, duration) with torque_fn(t, q, qd) = "
                           "limited_computed_torque(model, q, qd, *quintic(q0, q1, move_time)(t), Kp, Kd, tau_max); "
                           "E = q_d(t) − q(t) at the trajectory's times")
-    ctx.expect_close("E (every sample)", E, expected, call=call)
+    ctx.expect_close("E (every sample)", E, expected)
 
 
 # --- (g) Slotine–Li adaptive control ([Slotine & Li 1987], pointed to by [RNE05] §七) ------------------------
@@ -677,24 +663,23 @@ SL_DESIRED_Y = Variant("your regressor seems to be taken at the desired motion (
 @EXERCISE.check("app-sl-regressor", points=1, functions=("sl_regressor",),
                 title="the Slotine–Li regressor: Y θ = M a + C(q, q̇) v + g",
                 variants=(Y_C_QD, Y_C_V, Y_NO_HALF, Y_C_GRAVITY))
-def sl_regressor_check(ctx, sl_regressor):
+def check_sl_regressor(ctx, sl_regressor):
     for _ in range(3):
         model = random_chain(ctx, n_max=4)
         n = model.n
         q, qd, v, a = ctx.rng.uniform(-np.pi, np.pi, n), *ctx.rng.normal(size=(3, n))
-        call = f"sl_regressor(model, q, qd, v, a) on a random {n}-link chain"
-        Y = ctx.expect_shape(f"Y ({n}, {10 * n})", ctx.call(sl_regressor, model, q, qd, v, a), (n, 10 * n), call=call)
+        Y = ctx.expect_shape(f"Y ({n}, {10 * n})", ctx.call(sl_regressor, model, q, qd, v, a), (n, 10 * n))
         ctx.expect_close("Y @ inertial_parameters(model)", Y @ inertial_parameters(model),
-                         crba(model, q) @ a + coriolis_matrix(model, q, qd) @ v + gravity_torques(model, q), call=call,
+                         crba(model, q) @ a + coriolis_matrix(model, q, qd) @ v + gravity_torques(model, q),
                          hint="Y θ = M(q) a + C(q, q̇) v + g(q): regressor(model, q, 0, a) gives M a + g; C(q, q̇) v = "
                               "½ (c(q̇ + v) − c(q̇) − c(v)) with c(x) = regressor(model, q, x, 0, gravity=(0, 0, 0))")
-        ctx.expect_close("Y (every column)", Y, slotine_li_regressor(model, q, qd, v, a), call=call)
+        ctx.expect_close("Y (every column)", Y, slotine_li_regressor(model, q, qd, v, a))
 
 
 @EXERCISE.check("app-sl-law", points=1, functions=("sl_control",), helpers=("sl_regressor",),
                 title="the Slotine–Li control law and adaptation",
                 variants=(SL_ADAPT_SIGN, SL_ERROR_SIGN, SL_S_SIGN, SL_DESIRED_Y))
-def sl_law(ctx, sl_control, sl_regressor):
+def check_sl_law(ctx, sl_control, sl_regressor):
     for k in range(3):
         model = random_chain(ctx, n_max=3)
         n, base = model.n, base_parameters(model)
@@ -705,19 +690,17 @@ def sl_law(ctx, sl_control, sl_regressor):
             (ctx.rng.uniform(1, 10, n), ctx.rng.uniform(1, 10, n))
         columns = base.independent
         expected = sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma)
-        call = (f"sl_control(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma) on a random {n}-link "
-                f"chain ({base.rank} base parameters)")
         qd_r = qd_d - Lambda * (q - q_d)
         qdd_r = qdd_d - Lambda * (qd - qd_d)
         with ctx.suspects(ctx.suspect(sl_regressor, model, q, qd, qd_r, qdd_r,
                                       expected=slotine_li_regressor(model, q, qd, qd_r, qdd_r),
                                       call="sl_regressor(model, q, qd, qd_r, qdd_r)", see="app-sl-regressor")):
             tau, a_dot = ctx.expect_tuple(ctx.call(sl_control, model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda,
-                                                   K_D, Gamma), ("tau", "a_hat_dot"), call=call)
-            ctx.expect_close("tau (n,)", tau, expected[0], call=call,
+                                                   K_D, Gamma), ("tau", "a_hat_dot"))
+            ctx.expect_close("tau (n,)", tau, expected[0],
                              hint="q̃ = q − q_d, q̇_r = q̇_d − Λ q̃, q̈_r = q̈_d − Λ (q̇ − q̇_d), s = q̇ − q̇_r; "
                                   "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; τ = Y â − K_D s")
-            ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], call=call, hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
+            ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
 
 
 def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
@@ -730,7 +713,7 @@ def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
 @EXERCISE.check("app-sl-closed-loop", points=1, functions=("sl_control",),
                 title="Slotine–Li in closed loop: V = ½ sᵀMs + ½ θ̃ᵀΓ⁻¹θ̃ never increases",
                 variants=(SL_ADAPT_SIGN, SL_ERROR_SIGN, SL_S_SIGN, SL_DESIRED_Y))
-def sl_closed_loop(ctx, sl_control):
+def check_sl_closed_loop(ctx, sl_control):
     # A draw whose reference excites one base parameter only weakly gets a large Γ_j, and the closed loop can be too
     # stiff for RK4 at dt: redraw (judge side, before the student's function is called) until the law as asked
     # stays finite along the whole run.

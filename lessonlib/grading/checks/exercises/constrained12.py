@@ -37,6 +37,7 @@ import numpy as np
 from lessonlib.constraints import (FOUR_BAR, constraint_bias, constraint_jacobian, four_bar, four_bar_lagrange, four_bar_q,
                             inverse_dynamics, noc, state_from_independent)
 from lessonlib.dynamics import bias_forces, crba
+from .. import display
 from ..checker import Exercise, Variant
 
 #: What a graded kernel may not use, module by module: the constraint layer's own φ, G, γ, NOC, dynamics,
@@ -243,7 +244,7 @@ RD_COLUMN = Variant("your A seems to take column actuated[k] of J_k^-1; the moto
                     "J_k^-1 times xd", redistribute=partial(redistribute_with, row=lambda Jinv, a: Jinv[:, a]))
 
 
-def loop_suspects(ctx, four_bar_G, noc_independent, four_bar_gamma, q, qd):
+def _loop_suspects(ctx, four_bar_G, noc_independent, four_bar_gamma, q, qd):
     """Probes of the student's G, NOC and gamma at this closed state, for a failing ``crank_torque``."""
     G = pin_gap_jacobian(q, FOUR_BAR.lengths)
     return (ctx.suspect(four_bar_G, q, FOUR_BAR.lengths, expected=G, call="four_bar_G(q, FOUR_BAR.lengths)",
@@ -258,13 +259,12 @@ def loop_suspects(ctx, four_bar_G, noc_independent, four_bar_gamma, q, qd):
 
 @EXERCISE.check("fourbar-jacobian", points=1, functions=("four_bar_G",), title="the four-bar's constraint Jacobian G(q)",
                 variants=(G_Q1_ABSOLUTE, G_CRANK_ONLY, G_SIGN, G_LOCAL_AXES))
-def jacobian_check(ctx, four_bar_G):
+def check_jacobian(ctx, four_bar_G):
     _self_test_against_library()
     for lengths in [FOUR_BAR.lengths] + [random_lengths(ctx) for _ in range(3)]:
         q = ctx.rng.uniform(-np.pi, np.pi, 3)
-        call = f"four_bar_G(q={np.round(q, 4).tolist()}, lengths={tuple(round(x, 4) for x in lengths)})"
         got = ctx.call(four_bar_G, q, lengths)
-        ctx.expect_close("G (2, 3)", got, pin_gap_jacobian(q, lengths), call=call,
+        ctx.expect_close("G (2, 3)", got, pin_gap_jacobian(q, lengths),
                          hint="column j is the derivative of (coupler tip − rocker tip) with respect to q_j, in world "
                               "axes; q1 is the coupler's angle relative to the crank")
 
@@ -274,7 +274,7 @@ def jacobian_check(ctx, four_bar_G):
 @EXERCISE.check("fourbar-noc", points=1, functions=("noc_independent",),
                 title="the NOC N = [I; −G_d⁻¹ G_i] of any constraint Jacobian, by a solve",
                 variants=(NOC_SIGN, NOC_NOT_REORDERED, NOC_INVERSE))
-def noc_check(ctx, noc_independent):
+def check_noc(ctx, noc_independent):
     cases = [(pin_gap_jacobian(four_bar_q(FOUR_BAR, 0.5), FOUR_BAR.lengths), [0])]
     while len(cases) < 4:
         n = int(ctx.rng.integers(3, 7))
@@ -284,10 +284,9 @@ def noc_check(ctx, noc_independent):
         if np.linalg.cond(np.delete(G, independent, axis=1)) < 50:     # a well-posed G_d
             cases.append((G, independent))
     for G, independent in cases:
-        call = f"noc_independent(G {G.shape}, independent={independent})"
         got = ctx.call(noc_independent, G, independent)
         expected = noc_reference(G, independent)
-        ctx.expect_close(f"N {expected.shape}", got, expected, call=call,
+        ctx.expect_close(f"N {expected.shape}", got, expected,
                          hint="rows of the independent coordinates are the identity; the others solve G_d x = −G_i")
     for _ in range(3):                                                  # the instruction "solve, not an inverse"
         G, independent, N_true = ill_conditioned_constraint(ctx)
@@ -305,13 +304,11 @@ def noc_check(ctx, noc_independent):
 
 @EXERCISE.check("fourbar-gamma", points=1, functions=("four_bar_gamma",), title="the acceleration constraint γ = −Ġ q̇",
                 variants=(GAMMA_SIGN, GAMMA_COUPLER_RATE, GAMMA_LOCAL_AXES))
-def gamma_check(ctx, four_bar_gamma):
+def check_gamma(ctx, four_bar_gamma):
     for lengths in [FOUR_BAR.lengths] + [random_lengths(ctx) for _ in range(3)]:
         q, qd = ctx.rng.uniform(-np.pi, np.pi, 3), ctx.rng.normal(size=3) * 3
-        call = (f"four_bar_gamma(q={np.round(q, 4).tolist()}, qd={np.round(qd, 4).tolist()}, "
-                f"lengths={tuple(round(x, 4) for x in lengths)})")
         got = ctx.call(four_bar_gamma, q, qd, lengths)
-        ctx.expect_close("gamma (2,)", got, pin_gap_gamma(q, qd, lengths), call=call,
+        ctx.expect_close("gamma (2,)", got, pin_gap_gamma(q, qd, lengths),
                          hint="differentiate G q̇ once more with q̈ = 0: each link contributes its centripetal term "
                               "(world axes)")
 
@@ -322,7 +319,7 @@ def gamma_check(ctx, four_bar_gamma):
                 helpers=("four_bar_G", "noc_independent", "four_bar_gamma"),
                 title="the crank torque of the course's four-bar",
                 variants=(CT_GAMMA_DROPPED, CT_GAMMA_SIGN, CT_NO_VELOCITY))
-def crank_torque_check(ctx, crank_torque, *loop):
+def check_crank_torque(ctx, crank_torque, *loop):
     fb, lagrange = four_bar(), _lagrange()
     thetas = [0.0, np.pi / 2] + ctx.rng.uniform(-np.pi, np.pi, 3).tolist()
     for theta in thetas:
@@ -331,10 +328,9 @@ def crank_torque_check(ctx, crank_torque, *loop):
         expected = float(inverse_dynamics(fb, q, qd, qdd).tau[0])
         assert abs(expected - lagrange.crank_torque(theta, theta_d, theta_dd)[0]) < 1e-9, "self-test: Lagrange"
         assert abs(expected - crank_with(theta, theta_d, theta_dd)) < 1e-9, "self-test: the NOC of the tree"
-        call = f"crank_torque({theta:.4f}, {theta_d:.4f}, {theta_dd:.4f})"
-        with ctx.suspects(*loop_suspects(ctx, *loop, q, qd)):
+        with ctx.suspects(*_loop_suspects(ctx, *loop, q, qd)):
             got = ctx.call(crank_torque, theta, theta_d, theta_dd)
-            ctx.expect_close("tau (N·m)", np.reshape(got, -1) if np.size(got) == 1 else got, [expected], call=call,
+            ctx.expect_close("tau (N·m)", np.reshape(got, -1) if np.size(got) == 1 else got, [expected],
                              hint="q̇ = N θ̇2, q̈ = N θ̈2 + [0; G_d⁻¹ γ], then τ = Nᵀ (M q̈ + c + g) of the tree")
 
 
@@ -343,7 +339,7 @@ def crank_torque_check(ctx, crank_torque, *loop):
 @EXERCISE.check("fivebar-power", points=1, functions=("redistribute",),
                 title="motor torques of a parallel arm by the power balance",
                 variants=(RD_A_NOT_TRANSPOSED, RD_J_NOT_TRANSPOSED, RD_COLUMN))
-def power_check(ctx, redistribute):
+def check_power(ctx, redistribute):
     for _ in range(4):
         k = int(ctx.rng.integers(2, 4))                    # chains, each with k joints and a k-dim tip
         J = [ctx.rng.normal(size=(k, k)) + 2 * np.eye(k) for _ in range(k)]
@@ -354,7 +350,6 @@ def power_check(ctx, redistribute):
         # independent identity: equal power for a random tip velocity
         xd = ctx.rng.normal(size=k)
         assert np.isclose(expected @ (A @ xd), sum(tk @ np.linalg.solve(Jk, xd) for Jk, tk in zip(J, tau))), "self-test"
-        call = f"redistribute(J: {k} chains of {k}x{k}, tau: {k} x ({k},), actuated={actuated})"
         got = ctx.call(redistribute, np.array(J), np.array(tau), actuated)
-        ctx.expect_close(f"tau_a ({k},)", got, expected, call=call,
+        ctx.expect_close(f"tau_a ({k},)", got, expected,
                          hint="row k of A is row actuated[k] of J_k⁻¹; τ_a = A⁻ᵀ Σ_k J_k⁻ᵀ τ_k")

@@ -43,6 +43,7 @@ from lessonlib.dynamics import crba, rnea
 from lessonlib.dynamics.denoc import denoc_matrices, twist_propagation
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, fk
+from .. import display
 from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
 from ._common import random_chain, random_gravity, random_state
@@ -56,7 +57,6 @@ EXERCISE = Exercise(
 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
-
 
 
 def rate_vector(kind, e, r, O):
@@ -84,7 +84,6 @@ def joint_motions(model, q, qd):
         R, O = T[k][:3, :3], T[k][:3, 3]
         out.append(joint.scale * rate_vector(joint.kind, R @ joint.axis, O + R @ joint.point, O) * qd[k])
     return np.concatenate(out)
-
 
 
 # --- known mistakes (judge side): Saha's formulas with one piece replaced ---------------------------
@@ -223,13 +222,13 @@ DENOC_MISTAKES = (TAU_NO_ADOT, TAU_NO_WP, TAU_NO_E, TAU_GRAVITY_SIGN, TAU_NONE_I
 DENOC_AT_REST_MISTAKES = (TAU_GRAVITY_SIGN, TAU_A_NOT_TRANSPOSED, TAU_BODY_AXES)
 
 
-def n_suspect(ctx, denoc_N, model, q):
+def _n_suspect(ctx, denoc_N, model, q):
     """The probe of the student's ``denoc_N`` on this configuration, for a failing ``generalized_inertia``."""
     mats = denoc_matrices(model, q)
     return ctx.suspect(denoc_N, model, q, expected=(mats.N_l, mats.N_d), call="denoc_N(model, q)", see="denoc-nl")
 
 
-def blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q):
+def _blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q):
     """Probes of the student's A and p on this configuration, for a failing ``denoc``."""
     T = fk(model, q)
     O = np.vstack([np.zeros(3), T[:, :3, 3]])
@@ -250,15 +249,14 @@ def blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q)
 
 @EXERCISE.check("denoc-twist-prop", points=1, functions=("twist_propagation",),
                 title="twist-propagation matrix A = [[1, O], [-[a]x, 1]]", variants=(TP_SIGN, TP_ABOVE))
-def twist_prop(ctx, twist_propagation_student):
+def check_twist_prop(ctx, twist_propagation_student):
     cases = [np.array([1.0, 0.0, 0.0])] + [ctx.rng.uniform(-1, 1, 3) for _ in range(3)]
     for a in cases:
-        call = f"twist_propagation(a={np.round(a, 4).tolist()})"
         A = ctx.call(twist_propagation_student, a)
         expected = np.eye(6)
         expected[LIN, ANG] = -so3.hat(a)
         assert np.allclose(expected, twist_propagation(a)), "checker self-test: A"
-        ctx.expect_close("A (6, 6)", A, expected, call=call,
+        ctx.expect_close("A (6, 6)", A, expected,
                          hint="A [w; v] must be [w; v + w x a]: the same body seen from a point a further on")
     a, b = ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)
     ctx.expect_close("A(a) @ A(b)", ctx.expect_shape("A(a)", ctx.call(twist_propagation_student, a), (6, 6))
@@ -270,15 +268,13 @@ def twist_prop(ctx, twist_propagation_student):
 @EXERCISE.check("denoc-joint-rate", points=1, functions=("joint_rate_vector",),
                 title="joint-rate vector p_k of revolute and prismatic joints",
                 variants=(LEVER_REVERSED, NO_LEVER, PRISMATIC_TURNS))
-def joint_rate(ctx, joint_rate_vector):
+def check_joint_rate(ctx, joint_rate_vector):
     cases = [("revolute", np.array([0.0, 0.0, 1.0]), np.zeros(3), np.array([1.0, 0.0, 0.0]))]
     for kind in ("revolute", "revolute", "prismatic", "revolute", "prismatic"):
         e = ctx.rng.normal(size=3)
         cases.append((kind, e / np.linalg.norm(e), ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)))
     for kind, e, r, O in cases:
-        call = (f"joint_rate_vector({kind!r}, e={np.round(e, 4).tolist()}, r={np.round(r, 4).tolist()}, "
-                f"O={np.round(O, 4).tolist()})")
-        ctx.expect_close("p (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O), call=call,
+        ctx.expect_close("p (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O),
                          hint="a unit joint rate gives the twist [e; velocity of O]: for a revolute joint O moves "
                               "on a circle about the axis through r; a prismatic joint slides along e and does not "
                               "turn")
@@ -299,26 +295,24 @@ def _n_cases(ctx, trials=3):
 @EXERCISE.check("denoc-nd", points=1, functions=("denoc_N",),
                 title="N_d of a chain: block-diagonal in the joint-rate vectors",
                 variants=(ND_LOCAL_AXES, ND_WORLD_ORIGIN))
-def n_d(ctx, denoc_N):
+def check_nd(ctx, denoc_N):
     for model, q, _, mats in _n_cases(ctx):
-        call = f"denoc_N(model, q) on {model.name!r} (n = {model.n})"
-        _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"), call=call)
-        ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d, call=call,
+        _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
+        ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d,
                          hint="rows 6k..6k+5 of column k hold p_k in world axes at O_k, the origin of body frame k; "
                               "everything else is 0")
 
 
 @EXERCISE.check("denoc-nl", points=1, functions=("denoc_N",),
                 title="N_l of a chain, and t = N_l N_d qd", variants=(NL_SIGN, NL_BIDIAGONAL, NL_ABOVE))
-def n_l(ctx, denoc_N):
+def check_nl(ctx, denoc_N):
     for model, q, qd, mats in _n_cases(ctx):
-        call = f"denoc_N(model, q) on {model.name!r} (n = {model.n})"
-        N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"), call=call)
-        N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n), call=call)
-        ctx.expect_close(f"N_l ({6 * model.n}, {6 * model.n})", N_l, mats.N_l, call=call,
+        N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
+        N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n))
+        ctx.expect_close(f"N_l ({6 * model.n}, {6 * model.n})", N_l, mats.N_l,
                          hint="block (k, j) is A_kj = A(O_k - O_j) for j <= k (the identity on the diagonal), 0 above")
-        ctx.expect_close("t = N_l (p_k qd_k stacked) (world twists)", N_l @ joint_motions(model, q, qd),
-                         world_twists(model, q, qd), call=call + " with a random qd",
+        ctx.expect_close("t = N_l (p_k qd_k stacked) for a random qd (world twists)", N_l @ joint_motions(model, q, qd),
+                         world_twists(model, q, qd),
                          hint="row block k of N_l sums what every link up to k passes on to O_k")
 
 
@@ -327,33 +321,31 @@ def n_l(ctx, denoc_N):
 @EXERCISE.check("denoc-nmn", points=1, functions=("generalized_inertia",), helpers=("denoc_N",),
                 title="generalised inertia N^T M N = CRBA on random chains",
                 variants=(GI_BODY_AXES, GI_TURNED_BACK, GI_NO_NL))
-def nmn(ctx, generalized_inertia, denoc_N):
+def check_nmn(ctx, generalized_inertia, denoc_N):
     for _ in range(3):
         model = random_chain(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
-        call = f"generalized_inertia(model, q) on a random {model.n}-link chain"
-        with ctx.suspects(n_suspect(ctx, denoc_N, model, q)):
+        with ctx.suspects(_n_suspect(ctx, denoc_N, model, q)):
             ctx.expect_close(f"I ({model.n}, {model.n})", ctx.call(generalized_inertia, model, q), crba(model, q),
-                             call=call, hint="M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T: the body inertia about O_k, "
+                             hint="M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T: the body inertia about O_k, "
                                              "turned to world axes; I = N^T diag(M_1..M_n) N")
 
 
 @EXERCISE.check("denoc-nmn-swc16", points=1, functions=("generalized_inertia",), helpers=("denoc_N",),
                 title="N^T M N on [SWC16]'s 7-DoF arm, and the kinetic energy",
                 variants=(GI_BODY_AXES, GI_TURNED_BACK, GI_NO_NL))
-def nmn_swc16(ctx, generalized_inertia, denoc_N):
+def check_nmn_swc16(ctx, generalized_inertia, denoc_N):
     arm = samples.seed002_7dof()
     for _ in range(2):
         q, qd, _ = random_state(ctx, arm)
-        call = "generalized_inertia(seed002_7dof, q)"
-        with ctx.suspects(n_suspect(ctx, denoc_N, arm, q)):
+        with ctx.suspects(_n_suspect(ctx, denoc_N, arm, q)):
             I = ctx.call(generalized_inertia, arm, q)
-            ctx.expect_close("I (7, 7)", I, crba(arm, q), call=call)
-        ctx.expect_close("kinetic energy 1/2 qd^T I qd", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
-                         kinetic_energy(arm, q, qd), call=call + " with a random qd")
+            ctx.expect_close("I (7, 7)", I, crba(arm, q))
+        ctx.expect_close("kinetic energy 1/2 qd^T I qd for a random qd", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
+                         kinetic_energy(arm, q, qd))
 
 
-# The denoc checks also pass the student's twist_propagation and joint_rate_vector (see blocks_suspects).
+# The denoc checks also pass the student's twist_propagation and joint_rate_vector (see _blocks_suspects).
 _BLOCKS = ("twist_propagation", "joint_rate_vector")
 
 
@@ -361,36 +353,34 @@ _BLOCKS = ("twist_propagation", "joint_rate_vector")
 
 @EXERCISE.check("denoc-tau-chain", points=2, functions=("denoc",), helpers=_BLOCKS,
                 title="DeNOC joint torques on random chains", variants=DENOC_MISTAKES)
-def tau_chain(ctx, denoc, *blocks):
+def check_tau_chain(ctx, denoc, *blocks):
     rods = samples.planar_2link()                              # [RNE05]: two horizontal 1 m / 1 kg rods
     cases = [(rods, np.zeros(2), np.zeros(2), np.zeros(2), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
         model = random_chain(ctx)
         cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
     for model, q, qd, qdd, g in cases:
-        call = f"denoc(model, q, qd, qdd, gravity=g) on {model.name!r} (n = {model.n})"
-        with ctx.suspects(*blocks_suspects(ctx, *blocks, model, q)):
+        with ctx.suspects(*_blocks_suspects(ctx, *blocks, model, q)):
             ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd, gravity=g),
-                             rnea(model, q, qd, qdd, gravity=g), call=call,
+                             rnea(model, q, qd, qdd, gravity=g),
                              hint="forward: t_k, then td_k = A td_(k-1) + Adot t_(k-1) + p_k qdd_k + W_k p_k qd_k "
                                   "from td_0 = [0; -g]; backward: w_k = M_k td_k + W_k M_k E t_k + A_(k+1,k)^T w_(k+1), "
                                   "tau_k = p_k . w_k")
     model = cases[-1][0]
     q, qd, qdd = random_state(ctx, model)
     ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd), rnea(model, q, qd, qdd),
-                     call=f"denoc(model, q, qd, qdd) with gravity=None on {model.name!r}",
                      hint="gravity=None means the model's default, model.gravity")
 
 
 @EXERCISE.check("denoc-tau-swc16", points=1, functions=("denoc",), helpers=_BLOCKS,
                 title="DeNOC along [SWC16]'s trajectory (7 joints, 0 to pi/3 in 2 s)", variants=DENOC_MISTAKES)
-def tau_swc16(ctx, denoc, *blocks):
+def check_tau_swc16(ctx, denoc, *blocks):
     arm = samples.seed002_7dof()
     t = np.r_[1.0, ctx.rng.uniform(0.0, 2.0, 3)]
     Q, QD, QDD = samples.seed002_trajectory(t)
     for k in range(len(t)):
         call = f"denoc(seed002_7dof, q(t), qd(t), qdd(t)) at t = {t[k]:.4g} s"
-        with ctx.suspects(*blocks_suspects(ctx, *blocks, arm, Q[k])):
+        with ctx.suspects(*_blocks_suspects(ctx, *blocks, arm, Q[k])):
             ctx.expect_close("tau (7,)", ctx.call(denoc, arm, Q[k], QD[k], QDD[k]), rnea(arm, Q[k], QD[k], QDD[k]),
                              call=call)
 
@@ -398,18 +388,18 @@ def tau_swc16(ctx, denoc, *blocks):
 @EXERCISE.check("denoc-tau-identities", points=1, functions=("denoc",), helpers=_BLOCKS,
                 title="DeNOC against Jacobian-transpose gravity and the CRBA mass matrix",
                 variants=DENOC_AT_REST_MISTAKES)
-def tau_identities(ctx, denoc, *blocks):
+def check_tau_identities(ctx, denoc, *blocks):
     model = random_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    with ctx.suspects(*blocks_suspects(ctx, *blocks, model, q)):
-        ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, zero, zero, gravity=g),
-                         gravity_by_jacobians(model, q, g), call="denoc(model, q, 0, 0, gravity=g): the gravity torques",
+    with ctx.suspects(*_blocks_suspects(ctx, *blocks, model, q)):
+        ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(denoc, model, q, zero, zero, gravity=g),
+                         gravity_by_jacobians(model, q, g),
                          hint="at rest only gravity remains: every td_k is [0; -g]")
     columns = [ctx.expect_shape(f"column {j} of M", ctx.call(denoc, model, q, zero, np.eye(model.n)[j],
                                                              gravity=np.zeros(3)),
-                                (model.n,), call=f"denoc(model, q, 0, e_{j}, gravity=0)") for j in range(model.n)]
+                                (model.n,)) for j in range(model.n)]
     ctx.expect_close("M = [denoc(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
                      call=f"the mass matrix of a random {model.n}-link chain, column by column",
                      hint="with qd = 0 and no gravity, denoc(q, 0, e_j) is column j of I = N^T M N")

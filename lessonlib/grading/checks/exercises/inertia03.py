@@ -25,17 +25,15 @@ import numpy as np
 
 from lessonlib import se3, so3, spatial
 from lessonlib.conventions import ANG, LIN
+from .. import display
 from ..checker import Exercise
+from ._common import expect_bool
 
 EXERCISE = Exercise(
     "inertia03", notebook="03_inertia.ipynb", title="Lesson 03 — rigid-body inertia and kinetic energy",
     blocked=("lessonlib.spatial", "lessonlib.model", "lessonlib.samples", "lessonlib.kinematics", "lessonlib.dynamics",
              "lessonlib.batch", "lessonlib.check", "lessonlib.constraints", "lessonlib.viz", "lessonlib.complexity"),
     copy_targets=("lessonlib.spatial",))
-
-
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
 
 
 # --- particle clouds: the independent oracle ---------------------------------------------------------
@@ -85,12 +83,11 @@ def random_body(ctx):
 def check_spatial(ctx, spatial_inertia):
     cases = [(2.0, np.array([0.0, 0.0, 0.5]), np.diag([0.1, 0.1, 0.02]))] + [random_body(ctx) for _ in range(3)]
     for m, c, I_c in cases:
-        call = f"spatial_inertia(m={m:.4g}, c={fmt(c)}, I_c)"
-        G = ctx.expect_shape("I_O (6, 6)", ctx.call(spatial_inertia, m, c, I_c), (6, 6), call=call)
-        ctx.expect_close("I_O - I_O.T (must be symmetric)", G - G.T, np.zeros((6, 6)), call=call)
-        ctx.expect_close("I_O[3:, 3:] (the linear block)", G[LIN, LIN], m * np.eye(3), call=call,
+        G = ctx.expect_shape("I_O (6, 6)", ctx.call(spatial_inertia, m, c, I_c), (6, 6))
+        ctx.expect_close("I_O - I_O.T (must be symmetric)", G - G.T, np.zeros((6, 6)))
+        ctx.expect_close("I_O[3:, 3:] (the linear block)", G[LIN, LIN], m * np.eye(3),
                          hint="angular-first: the bottom-right block is m·1")
-        ctx.expect_close("I_O", G, spatial.inertia(m, c, I_c), call=call,
+        ctx.expect_close("I_O", G, spatial.inertia(m, c, I_c),
                          hint="I_O = [[I_c + m[c][c]ᵀ, m[c]], [m[c]ᵀ, m·1]] with [c] = so3.hat(c)")
 
 
@@ -102,7 +99,7 @@ def check_spatial_momentum(ctx, spatial_inertia):
         call = f"spatial_inertia(m, c, I_c) of a cloud of {len(cloud.m_k)} point masses (m = {cloud.m:.4g} kg)"
         G = ctx.expect_shape("I_O (6, 6)", ctx.call(spatial_inertia, cloud.m, cloud.c, cloud.I_c), (6, 6), call=call)
         V = ctx.rng.normal(size=6)
-        ctx.expect_close(f"I_O @ V for V = {fmt(V)} (must be the momentum Σ [r × m v; m v])", G @ V, cloud.momentum(V),
+        ctx.expect_close(f"I_O @ V for V = {display.array(V)} (must be the momentum Σ [r × m v; m v])", G @ V, cloud.momentum(V),
                          call=call, hint="the top-right block m[c] turns the origin's velocity into angular momentum")
         ctx.expect_close("½ Vᵀ I_O V (must be Σ ½ m |v|²)", 0.5 * V @ G @ V, cloud.energy(V), call=call)
 
@@ -121,7 +118,7 @@ def check_parallel_axis(ctx, parallel_axis):
         cloud = Cloud(ctx)
         o = ctx.rng.uniform(-0.5, 0.5, 3)
         d = cloud.c - o
-        call = f"parallel_axis(m={cloud.m:.4g}, I_c, d={fmt(d)}) for a cloud of point masses, d = c − O"
+        call = f"parallel_axis(m={cloud.m:.4g}, I_c, d={display.array(d)}) for a cloud of point masses, d = c − O"
         got = ctx.expect_shape("I_O (3, 3)", ctx.call(parallel_axis, cloud.m, cloud.I_c, d), (3, 3), call=call)
         ctx.expect_close("I_O (must be the particle sum about O)", got, cloud.inertia_about(o), call=call,
                          hint="I_O = I_c + m (d·d 1 − d dᵀ): np.dot(d, d) * np.eye(3) - np.outer(d, d)")
@@ -135,7 +132,7 @@ def check_energy(ctx, kinetic_energy):
     for _ in range(4):
         cloud = Cloud(ctx)
         V = ctx.rng.normal(size=6)
-        call = f"kinetic_energy(m={cloud.m:.4g}, c={fmt(cloud.c)}, I_c, V={fmt(V)}) for a cloud of point masses"
+        call = f"kinetic_energy(m={cloud.m:.4g}, c={display.array(cloud.c)}, I_c, V={display.array(V)}) for a cloud of point masses"
         E = ctx.expect_shape("E (J)", ctx.call(kinetic_energy, cloud.m, cloud.c, cloud.I_c, V), (), call=call)
         ctx.expect_close("E (J) (must be Σ ½ m_k |v_k|²)", E, cloud.energy(V), call=call,
                          hint="E = ½ Vᵀ I_O V, or ½ m |v_c|² + ½ ωᵀ I_c ω with v_c = v_O + ω × c")
@@ -168,12 +165,10 @@ def _rotated(ctx, moments):
 
 
 def _expect_verdict(ctx, is_physical, label, m, c, I_c, expected):
-    call = f"is_physical(m={m:.4g}, c={fmt(c)}, I_c) with {label}"
-    got = ctx.call(is_physical, m, c, I_c)
-    if not (isinstance(got, bool) or (isinstance(got, int) and got in (0, 1))):
-        ctx.fail(f"expected True or False, got {got!r}", call=call)
-    if bool(got) != expected:
-        ctx.fail(f"expected {expected}, got {bool(got)}\n  I_c =\n{_indent(fmt(I_c))}", call=call,
+    call = f"is_physical(m={m:.4g}, c={display.array(c)}, I_c) with {label}"
+    got = expect_bool(ctx, ctx.call(is_physical, m, c, I_c), call=call)
+    if got != expected:
+        ctx.fail(f"expected {expected}, got {got}\n  I_c =\n{display.indent(display.array(I_c))}", call=call,
                  hint=HINTS[label.split(":")[0]])
 
 
@@ -181,10 +176,6 @@ def _unit_box(ctx):
     """A rotated rotational inertia with entries of at most 1 (so the notebook's tol is exactly 1e-9)."""
     a, b = ctx.rng.uniform(0.2, 0.5, 2)
     return _rotated(ctx, [a, b, 0.5 * (a + b)])
-
-
-def _indent(text):
-    return "\n".join("    " + line for line in text.splitlines())
 
 
 HINTS = {

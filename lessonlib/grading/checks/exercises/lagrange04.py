@@ -49,6 +49,7 @@ from lessonlib import samples, spatial
 from lessonlib.dynamics import (coriolis_matrix, crba, gravity_torques, potential_energy, rnea, skater_pull_in,
                          velocity_torques)
 from lessonlib.model import Joint, Model, from_dh
+from .. import display
 from ..checker import Exercise, Variant
 
 EXERCISE = Exercise(
@@ -61,14 +62,6 @@ EXERCISE = Exercise(
 DB4_ARM = dict(l1=0.5, lc1=0.25, lc2=0.25, m1=5.0, m2=5.0, I1=5 / 48, I2=5 / 48, g0=9.81)
 _Z = [0.0, 0.0, 1.0]
 FD_STEP = 1e-6
-
-
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
-
-
-def fmt_params(p):
-    return "{" + ", ".join(f"{k}: {v:.4g}" for k, v in p.items()) + "}"
 
 
 # --- the arms as Models (judge side) --------------------------------------------------------------------
@@ -171,7 +164,7 @@ def pendulum_reference(q, qd, qdd, link):
 def check_pendulum_static(ctx, pendulum_torque):
     link = random_link(ctx)
     for q in [0.0, np.pi / 2] + list(ctx.rng.uniform(-np.pi, np.pi, 3)):
-        call = f"pendulum_torque(q={q:.4f}, qd=0, qdd=0, link={fmt_params(link)})"
+        call = f"pendulum_torque(q={q:.4f}, qd=0, qdd=0, link={display.params(link)})"
         tau = ctx.expect_shape("tau", ctx.call(pendulum_torque, q, 0.0, 0.0, link), (), call=call)
         ctx.expect_close("tau (N·m)", tau, pendulum_reference(q, 0.0, 0.0, link), call=call,
                          hint="U = m g0 ell (1 - cos q) with q = 0 hanging down, so dU/dq = m g0 ell sin q")
@@ -183,7 +176,7 @@ def check_pendulum_dynamic(ctx, pendulum_torque):
     for _ in range(4):
         link = random_link(ctx)
         q, qd, qdd = ctx.rng.uniform(-np.pi, np.pi), ctx.rng.normal() * 3, ctx.rng.normal() * 3
-        call = f"pendulum_torque(q={q:.4f}, qd={qd:.4f}, qdd={qdd:.4f}, link={fmt_params(link)})"
+        call = f"pendulum_torque(q={q:.4f}, qd={qd:.4f}, qdd={qdd:.4f}, link={display.params(link)})"
         tau = ctx.expect_shape("tau", ctx.call(pendulum_torque, q, qd, qdd, link), (), call=call)
         ctx.expect_close("tau (N·m)", tau, pendulum_reference(q, qd, qdd, link), call=call,
                          hint="T = ½ I_O qd² with I_O = I_c + m ell² (parallel axes, lesson 03); "
@@ -198,7 +191,7 @@ def check_mass_db4(ctx, mass_matrix_2link):
     for q2 in [0.0, np.pi / 2, np.pi, ctx.rng.uniform(-np.pi, np.pi)]:
         q = np.array([ctx.rng.uniform(-np.pi, np.pi), q2])
         _self_test(q, ctx.rng.normal(size=2), DB4_ARM)
-        call = f"mass_matrix_2link(q={fmt(q)}, arm=[DB4 §4.2]'s {fmt_params(DB4_ARM)})"
+        call = f"mass_matrix_2link(q={display.array(q)}, arm=[DB4 §4.2]'s {display.params(DB4_ARM)})"
         ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_2link, q, DB4_ARM), mass_closed(q, DB4_ARM), call=call,
                          hint="T = Σ ½ m_i |v_ci|² + ½ I_i ω_i² with ω_1 = qd1, ω_2 = qd1 + qd2; "
                               "M = hessian of T in qd")
@@ -211,9 +204,9 @@ def check_mass_random(ctx, mass_matrix_2link):
         arm = random_arm(ctx)
         q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2)
         model = _self_test(q, qd, arm)
-        call = f"mass_matrix_2link(q={fmt(q)}, arm={fmt_params(arm)})"
+        call = f"mass_matrix_2link(q={display.array(q)}, arm={display.params(arm)})"
         M = ctx.expect_shape("M (2, 2)", ctx.call(mass_matrix_2link, q, arm), (2, 2), call=call)
-        ctx.expect_close(f"½ qdᵀ M qd for qd = {fmt(qd)} (the links' kinetic energy)", 0.5 * qd @ M @ qd,
+        ctx.expect_close(f"½ qdᵀ M qd for qd = {display.array(qd)} (the links' kinetic energy)", 0.5 * qd @ M @ qd,
                          kinetic_by_links(q, qd, arm), call=call,
                          hint="v_c2 = d/dt (l1 (cos q1, sin q1) + lc2 (cos(q1+q2), sin(q1+q2))); "
                               "the COM of link i sits lc_i from its joint")
@@ -228,7 +221,7 @@ def check_gravity_db4(ctx, gravity_2link):
     cases = [np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([-np.pi / 2, 0.0])] + [ctx.rng.uniform(-np.pi, np.pi, 2)
                                                                                      for _ in range(2)]
     for q in cases:
-        call = f"gravity_2link(q={fmt(q)}, arm=[DB4 §4.2]'s {fmt_params(DB4_ARM)})"
+        call = f"gravity_2link(q={display.array(q)}, arm=[DB4 §4.2]'s {display.params(DB4_ARM)})"
         ctx.expect_close("g (2,)", ctx.call(gravity_2link, q, DB4_ARM), gravity_closed(q, DB4_ARM), call=call,
                          hint="U = Σ m_i g0 y_ci with y_c1 = lc1 sin q1, y_c2 = l1 sin q1 + lc2 sin(q1 + q2); "
                               "g = dU/dq")
@@ -241,7 +234,7 @@ def check_gravity_random(ctx, gravity_2link):
         arm = random_arm(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, 2)
         model = _self_test(q, ctx.rng.normal(size=2), arm)
-        call = f"gravity_2link(q={fmt(q)}, arm={fmt_params(arm)})"
+        call = f"gravity_2link(q={display.array(q)}, arm={display.params(arm)})"
         ctx.expect_close("g (2,)", ctx.call(gravity_2link, q, arm), gravity_torques(model, q), call=call,
                          hint="the gravity term is dU/dq; use arm['g0'] and the COM distances lc1, lc2")
 
@@ -255,7 +248,7 @@ def check_coriolis_cqd(ctx, coriolis_2link):
         arm = random_arm(ctx)
         q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
         model = _self_test(q, qd, arm)
-        call = f"coriolis_2link(q={fmt(q)}, qd={fmt(qd)}, arm={fmt_params(arm)})"
+        call = f"coriolis_2link(q={display.array(q)}, qd={display.array(qd)}, arm={display.params(arm)})"
         C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
         ctx.expect_close("C @ qd (the Coriolis and centrifugal torques)", C @ qd, velocity_torques(model, q, qd),
                          call=call,
@@ -269,7 +262,7 @@ def check_coriolis_skew(ctx, coriolis_2link):
         arm = random_arm(ctx)
         q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
         model = _self_test(q, qd, arm)
-        call = f"coriolis_2link(q={fmt(q)}, qd={fmt(qd)}, arm={fmt_params(arm)})"
+        call = f"coriolis_2link(q={display.array(q)}, qd={display.array(qd)}, arm={display.params(arm)})"
         C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
         S = mass_rate_closed(q, qd, arm) - 2 * C
         ctx.expect_close("(Ṁ − 2C) + (Ṁ − 2C)ᵀ (must be zero)", S + S.T, np.zeros((2, 2)), call=call,
@@ -352,13 +345,13 @@ def random_plane_gravity(ctx):
     return g
 
 
-def dh_cases(ctx):
+def _dh_cases(ctx):
     """[DB4]'s numbers (arm along x, straight up, folded) then random arms, states and gravity vectors."""
     for q in (np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([ctx.rng.uniform(-np.pi, np.pi), np.pi])):
-        yield q, DB4_DH_ARM, DB4_GRAVITY, "[DB4 §4.2]'s " + fmt_params(DB4_DH_ARM)
+        yield q, DB4_DH_ARM, DB4_GRAVITY, "[DB4 §4.2]'s " + display.params(DB4_DH_ARM)
     for _ in range(3):
         arm = random_dh_arm(ctx)
-        yield ctx.rng.uniform(-np.pi, np.pi, 2), arm, random_plane_gravity(ctx), fmt_params(arm)
+        yield ctx.rng.uniform(-np.pi, np.pi, 2), arm, random_plane_gravity(ctx), display.params(arm)
 
 
 P_SIGN = Variant("your potential seems to be +Σ m_i gᵀ p_ci, [DB4]'s formula with g pointing down: that is minus "
@@ -390,8 +383,8 @@ G_DOWN_Y = Variant("your g(q) seems to take gravity along −y whatever vector y
                 title="potential_dh: [DB4]'s arm in DH form, P = −Σ m gᵀ p_c",
                 variants=(P_SIGN, P_AT_JOINT, P_MIDPOINT, P_NOT_CHAINED, P_DOWN_Y))
 def check_dh_potential(ctx, potential_dh):
-    for q, arm, g, text in dh_cases(ctx):
-        call = f"potential_dh(q={fmt(q)}, arm={text}, gravity={fmt(g)})"
+    for q, arm, g, text in _dh_cases(ctx):
+        call = f"potential_dh(q={display.array(q)}, arm={text}, gravity={display.array(g)})"
         P = ctx.expect_shape("P", ctx.call(potential_dh, q, arm, g), (), call=call)
         ctx.expect_close("P (J)", P, dh_reference(q, arm, g)[0], call=call,
                          hint="p_ci = ⁰T_i (lc_i − l_i, 0, 0, 1) with ⁰T_1 = DH(l1, 0, 0, q1), ⁰T_2 = ⁰T_1 DH(l2, 0, 0, q2); "
@@ -402,10 +395,10 @@ def check_dh_potential(ctx, potential_dh):
                 title="gravity_dh: g(q) = ∂P/∂q of the DH arm equals the PoE arm's",
                 variants=(G_SIGN, G_AT_JOINT, G_MIDPOINT, G_DOWN_Y))
 def check_dh_gravity(ctx, gravity_dh, potential_dh):
-    for q, arm, g, text in dh_cases(ctx):
-        call = f"gravity_dh(q={fmt(q)}, arm={text}, gravity={fmt(g)})"
+    for q, arm, g, text in _dh_cases(ctx):
+        call = f"gravity_dh(q={display.array(q)}, arm={text}, gravity={display.array(g)})"
         P, expected = dh_reference(q, arm, g)
-        with ctx.suspects(ctx.suspect(potential_dh, q, arm, g, expected=P, call=f"potential_dh(q={fmt(q)}, arm, gravity)",
+        with ctx.suspects(ctx.suspect(potential_dh, q, arm, g, expected=P, call=f"potential_dh(q={display.array(q)}, arm, gravity)",
                                       see="lagrange-dh-potential")):
             ctx.expect_close("g(q) (2,) (N·m)", ctx.call(gravity_dh, q, arm, g), expected, call=call,
                              hint="g(q) = ∂P/∂q with P = −Σ m_i gᵀ p_ci: the torques that hold the arm still "
@@ -468,7 +461,7 @@ def check_skater_momentum(ctx, skater_momentum):
     for _ in range(2):
         skater = random_skater(ctx)
         q, qd = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(0.1, 1.0)]), ctx.rng.normal(size=2) * 2
-        call = f"skater_momentum(q={fmt(q)}, qd={fmt(qd)}, skater={fmt_params(skater)})"
+        call = f"skater_momentum(q={display.array(q)}, qd={display.array(qd)}, skater={display.params(skater)})"
         L = ctx.expect_shape("L", ctx.call(skater_momentum, q, qd, skater), (), call=call)
         ctx.expect_close("L (kg·m²/s)", L, (crba(skater_model(skater), q) @ qd)[0], call=call,
                          hint="L = ∂T/∂ω with T = ½ (I + m r²) ω² + ½ m ṙ² (the generalised momentum of the spin joint)")
@@ -478,7 +471,7 @@ def check_skater_momentum(ctx, skater_momentum):
     L0 = (skater["I"] + skater["m"] * r0**2) * omega0
     for k in (0, 40, 60, 100):                                      # before, during and after the pull
         q, qd = run.trajectory.q[k], run.trajectory.qd[k]
-        call = (f"skater_momentum(q={fmt(q)}, qd={fmt(qd)}, skater={fmt_params(skater)}) at t = {run.trajectory.t[k]:.2f} s "
+        call = (f"skater_momentum(q={display.array(q)}, qd={display.array(qd)}, skater={display.params(skater)}) at t = {run.trajectory.t[k]:.2f} s "
                 f"of a pull-in from r = {r0:.3f} to {r1:.3f} m with no torque on the spin (τ₁ = 0)")
         ctx.expect_close("L (must stay at (I + m r0²) ω0)", ctx.call(skater_momentum, q, qd, skater), L0,
                          atol=1e-6 * max(1.0, abs(L0)), call=call,
@@ -495,14 +488,14 @@ def check_skater_torques(ctx, skater_torques):
         model = skater_model(skater)
         q = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(0.1, 1.0)])
         qd, qdd = ctx.rng.normal(size=2) * 2, ctx.rng.normal(size=2) * 2
-        call = f"skater_torques(q={fmt(q)}, qd={fmt(qd)}, qdd={fmt(qdd)}, skater={fmt_params(skater)})"
+        call = f"skater_torques(q={display.array(q)}, qd={display.array(qd)}, qdd={display.array(qdd)}, skater={display.params(skater)})"
         ctx.expect_close("(tau1, tau2)", ctx.call(skater_torques, q, qd, qdd, skater), rnea(model, q, qd, qdd),
                          call=call, hint="d/dt ∂T/∂q̇ − ∂T/∂q with T = ½ (I + m r²) ω² + ½ m ṙ²: "
                                          "τ₁ = (I + m r²) θ̈ + 2 m r ṙ ω, τ₂ = m r̈ − m r ω²")
     skater = random_skater(ctx)
     q = np.array([0.0, ctx.rng.uniform(0.2, 1.0)])
     qd = np.array([ctx.rng.uniform(1.0, 3.0), -ctx.rng.uniform(0.5, 2.0)])        # spinning, pulling in
-    call = (f"skater_torques(q={fmt(q)}, qd={fmt(qd)}, qdd=(0, 0), skater={fmt_params(skater)}): keeping ω constant "
+    call = (f"skater_torques(q={display.array(q)}, qd={display.array(qd)}, qdd=(0, 0), skater={display.params(skater)}): keeping ω constant "
             "while the mass slides in")
     tau = ctx.expect_shape("(tau1, tau2)", ctx.call(skater_torques, q, qd, np.zeros(2), skater), (2,), call=call)
     ctx.expect_close("tau1 (the Coriolis torque 2 m r ṙ ω = d/dt (m r²) ω)", tau[0],

@@ -27,6 +27,7 @@ import numpy as np
 
 from lessonlib import se3, so3
 from lessonlib.conventions import ANG, LIN
+from .. import display
 from ..checker import Exercise
 
 EXERCISE = Exercise(
@@ -47,10 +48,6 @@ MR_ad = np.array([[0, -3, 2, 0, 0, 0], [3, 0, -1, 0, 0, 0], [-2, 1, 0, 0, 0, 0],
 BASIS = ("w_i", "w_j", "w_k", "v_i", "v_j", "v_k")
 
 
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
-
-
 def random_twist(ctx, scale=1.0):
     return ctx.rng.normal(size=6) * scale
 
@@ -69,39 +66,37 @@ def _vee4(X):
 @EXERCISE.check("twist-hat", points=1, functions=("se3_hat",), title="se3_hat: the 4x4 matrix of a twist [ω; v]")
 def check_hat(ctx, se3_hat):
     for xi in [np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])] + [random_twist(ctx) for _ in range(3)]:
-        call = f"se3_hat({fmt(xi)})"
-        X = ctx.expect_shape("hat(ξ) (4, 4)", ctx.call(se3_hat, xi), (4, 4), call=call)
+        X = ctx.expect_shape("hat(ξ) (4, 4)", ctx.call(se3_hat, xi), (4, 4))
         p = ctx.rng.normal(size=3)
-        ctx.expect_close(f"hat(ξ) @ [p; 1] for p = {fmt(p)} (velocity of the point p)", X @ np.r_[p, 1.0],
-                         np.r_[np.cross(xi[ANG], p) + xi[LIN], 0.0], call=call,
+        ctx.expect_close(f"hat(ξ) @ [p; 1] for p = {display.array(p)} (velocity of the point p)", X @ np.r_[p, 1.0],
+                         np.r_[np.cross(xi[ANG], p) + xi[LIN], 0.0],
                          hint="hat(ξ) = [[ [ω], v ], [0, 0]]: angular part first, ω = xi[:3], v = xi[3:]")
-        ctx.expect_close("hat(ξ)", X, se3.hat(xi), call=call)
+        ctx.expect_close("hat(ξ)", X, se3.hat(xi))
 
 
 # --- (b) Ad ----------------------------------------------------------------------------------------------
 
 @EXERCISE.check("twist-adjoint", points=1, functions=("Ad",),
                 title="Ad(T): the adjoint map that changes a twist's frame")
-def check_Ad(ctx, Ad):
+def check_adjoint(ctx, Ad):
     for _ in range(4):
         T = random_transform(ctx)
-        call = f"Ad(T) with T =\n{_indent(fmt(T))}"
-        A = ctx.expect_shape("Ad(T) (6, 6)", ctx.call(Ad, T), (6, 6), call=call)
+        A = ctx.expect_shape("Ad(T) (6, 6)", ctx.call(Ad, T), (6, 6))
         xi = random_twist(ctx)
-        ctx.expect_close(f"hat(Ad(T) ξ) for ξ = {fmt(xi)} (must be T hat(ξ) T⁻¹)", se3.hat(A @ xi),
-                         T @ se3.hat(xi) @ se3.inv(T), call=call,
+        ctx.expect_close(f"hat(Ad(T) ξ) for ξ = {display.array(xi)} (must be T hat(ξ) T⁻¹)", se3.hat(A @ xi),
+                         T @ se3.hat(xi) @ se3.inv(T),
                          hint="Ad(T) = [[R, 0], [[p] R, R]] with R = T[:3, :3], p = T[:3, 3]")
-        ctx.expect_close("Ad(T)", A, se3.Ad(T), call=call)
+        ctx.expect_close("Ad(T)", A, se3.Ad(T))
 
 
 @EXERCISE.check("twist-adjoint-group", points=1, functions=("Ad",),
                 title="Ad(T1 T2) = Ad(T1) Ad(T2), Ad(T⁻¹) = Ad(T)⁻¹, Modern Robotics' example")
-def check_Ad_group(ctx, Ad):
-    call = f"Ad(T) with T = Modern Robotics' example\n{_indent(fmt(MR_T))}"
+def check_adjoint_group(ctx, Ad):
+    call = f"Ad(T) with T = Modern Robotics' example\n{display.indent(display.array(MR_T))}"
     ctx.expect_close("Ad(T)", ctx.call(Ad, MR_T), MR_AD, call=call)
     for _ in range(3):
         T1, T2 = random_transform(ctx), random_transform(ctx)
-        A1, A2, A12, A1inv = (ctx.expect_shape("Ad (6, 6)", ctx.call(Ad, T), (6, 6), call="Ad(T)")
+        A1, A2, A12, A1inv = (ctx.expect_shape("Ad (6, 6)", ctx.call(Ad, T), (6, 6))
                               for T in (T1, T2, T1 @ T2, se3.inv(T1)))
         ctx.expect_close("Ad(T1 @ T2) - Ad(T1) @ Ad(T2)", A12 - A1 @ A2, np.zeros((6, 6)),
                          call="Ad of a product of two random transforms",
@@ -110,24 +105,19 @@ def check_Ad_group(ctx, Ad):
                          call="Ad of a random transform and of its inverse")
 
 
-def _indent(text):
-    return "\n".join("    " + line for line in text.splitlines())
-
-
 # --- (c) ad and the bracket ---------------------------------------------------------------------------
 
 @EXERCISE.check("twist-small-ad", points=1, functions=("ad",), title="ad(ξ): the bracket as a 6x6 matrix")
-def check_ad(ctx, ad):
+def check_small_ad(ctx, ad):
     call = "ad([1, 2, 3, 4, 5, 6]) (Modern Robotics' example)"
     ctx.expect_close("ad(ξ)", ctx.call(ad, np.arange(1.0, 7.0)), MR_ad, call=call,
                      hint="ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]]")
     for _ in range(3):
         x, y = random_twist(ctx), random_twist(ctx)
-        call = f"ad({fmt(x)})"
-        A = ctx.expect_shape("ad(x) (6, 6)", ctx.call(ad, x), (6, 6), call=call)
+        A = ctx.expect_shape("ad(x) (6, 6)", ctx.call(ad, x), (6, 6))
         X, Y = se3.hat(x), se3.hat(y)
-        ctx.expect_close(f"ad(x) @ y for y = {fmt(y)} (must be vee(XY - YX))", A @ y, _vee4(X @ Y - Y @ X), call=call)
-        ctx.expect_close("ad(x)", A, se3.ad(x), call=call)
+        ctx.expect_close(f"ad(x) @ y for y = {display.array(y)} (must be vee(XY - YX))", A @ y, _vee4(X @ Y - Y @ X))
+        ctx.expect_close("ad(x)", A, se3.ad(x))
 
 
 @EXERCISE.check("twist-bracket", points=1, functions=("bracket",),
@@ -140,16 +130,16 @@ def check_bracket(ctx, bracket):
                          hint="rotations bracket like the cross product, [w_i, v_j] = v_k, translations commute")
     for _ in range(2):
         x, y, z = random_twist(ctx), random_twist(ctx), random_twist(ctx)
-        call = f"bracket(x, y) with x = {fmt(x)}, y = {fmt(y)}"
-        xy = ctx.expect_shape("[x, y] (6,)", ctx.call(bracket, x, y), (6,), call=call)
-        ctx.expect_close("[x, y]", xy, _vee4(se3.hat(x) @ se3.hat(y) - se3.hat(y) @ se3.hat(x)), call=call,
+        xy = ctx.expect_shape("[x, y] (6,)", ctx.call(bracket, x, y), (6,))
+        ctx.expect_close("[x, y]", xy, _vee4(se3.hat(x) @ se3.hat(y) - se3.hat(y) @ se3.hat(x)),
                          hint="[x, y] = vee(hat(x) @ hat(y) - hat(y) @ hat(x)) = ad(x) @ y")
-        yx = ctx.expect_shape("[y, x] (6,)", ctx.call(bracket, y, x), (6,), call=call)
-        ctx.expect_close("[x, y] + [y, x] (antisymmetry)", xy + yx, np.zeros(6), call=call)
+        yx = ctx.expect_shape("[y, x] (6,)", ctx.call(bracket, y, x), (6,))
+        ctx.expect_close("[x, y] + [y, x] (antisymmetry)", xy + yx, np.zeros(6),
+                         call=f"bracket(x, y) and bracket(y, x) with x = {display.array(x)}, y = {display.array(y)}")
         jac = np.zeros(6)
         for a, b, c in ((x, y, z), (y, z, x), (z, x, y)):
-            inner = ctx.expect_shape("[b, c] (6,)", ctx.call(bracket, b, c), (6,), call="bracket(b, c)")
-            jac += ctx.expect_shape("[a, [b, c]] (6,)", ctx.call(bracket, a, inner), (6,), call="bracket(a, [b, c])")
+            inner = ctx.expect_shape("[b, c] (6,)", ctx.call(bracket, b, c), (6,))
+            jac += ctx.expect_shape("[a, [b, c]] (6,)", ctx.call(bracket, a, inner), (6,))
         ctx.expect_close("[x, [y, z]] + [y, [z, x]] + [z, [x, y]] (Jacobi)", jac, np.zeros(6),
                          call="the Jacobi identity on three random twists")
 
@@ -165,13 +155,12 @@ def wrench_reference(f, r):
 def check_wrench_point(ctx, wrench_of_force):
     for _ in range(4):
         f, r = ctx.rng.normal(size=3) * 10, ctx.rng.normal(size=3)
-        call = f"wrench_of_force(f={fmt(f)}, r={fmt(r)})"
-        F = ctx.expect_shape("F (6,)", ctx.call(wrench_of_force, f, r), (6,), call=call)
+        F = ctx.expect_shape("F (6,)", ctx.call(wrench_of_force, f, r), (6,))
         V = random_twist(ctx)
-        ctx.expect_close(f"F @ V for the twist V = {fmt(V)} (power = f · velocity of the point r)", F @ V,
-                         f @ (V[LIN] + np.cross(V[ANG], r)), call=call,
+        ctx.expect_close(f"F @ V for the twist V = {display.array(V)} (power = f · velocity of the point r)", F @ V,
+                         f @ (V[LIN] + np.cross(V[ANG], r)),
                          hint="moment first: F = [r × f; f] (the moment of f about the origin)")
-        ctx.expect_close("F", F, wrench_reference(f, r), call=call)
+        ctx.expect_close("F", F, wrench_reference(f, r))
 
 
 @EXERCISE.check("twist-wrench-frame", points=1, functions=("wrench_in_b",),
@@ -179,15 +168,14 @@ def check_wrench_point(ctx, wrench_of_force):
 def check_wrench_frame(ctx, wrench_in_b):
     for _ in range(4):
         T_ab, F_a = random_transform(ctx), random_twist(ctx, 5.0)
-        call = f"wrench_in_b(T_ab, F_a={fmt(F_a)}) for a random T_ab"
-        F_b = ctx.expect_shape("F_b (6,)", ctx.call(wrench_in_b, T_ab, F_a), (6,), call=call)
+        F_b = ctx.expect_shape("F_b (6,)", ctx.call(wrench_in_b, T_ab, F_a), (6,))
         for _ in range(3):
             V_b = random_twist(ctx)
             V_a = se3.Ad(T_ab) @ V_b
-            ctx.expect_close(f"F_b @ V_b for V_b = {fmt(V_b)} (must equal F_a @ V_a = {F_a @ V_a:.6f})", F_b @ V_b,
-                             F_a @ V_a, call=call,
+            ctx.expect_close(f"F_b @ V_b for V_b = {display.array(V_b)} (must equal F_a @ V_a = {F_a @ V_a:.6f})", F_b @ V_b,
+                             F_a @ V_a,
                              hint="V_a = Ad(T_ab) V_b, and equal power for every V_b forces F_b = Ad(T_ab).T @ F_a")
-        ctx.expect_close("F_b", F_b, se3.Ad(T_ab).T @ F_a, call=call)
+        ctx.expect_close("F_b", F_b, se3.Ad(T_ab).T @ F_a)
 
 
 @EXERCISE.check("twist-wrench-spanner", points=1, functions=("wrench_of_force", "wrench_in_b"),
@@ -195,7 +183,7 @@ def check_wrench_frame(ctx, wrench_in_b):
 def check_wrench_spanner(ctx, wrench_of_force, wrench_in_b):
     omega, r0, f, r_f = np.array([0, 0, 2.0]), np.array([0.05, 0, 0]), np.array([0, 20.0, 0]), np.array([0.15, 0, 0])
     V_a = np.r_[omega, np.cross(r0, omega)]
-    F_a = ctx.expect_shape("F_a (6,)", ctx.call(wrench_of_force, f, r_f), (6,), call="wrench_of_force(f, r_f)")
+    F_a = ctx.expect_shape("F_a (6,)", ctx.call(wrench_of_force, f, r_f), (6,))
     ctx.expect_close("F_a @ V_a (the hand's power, W)", F_a @ V_a, 4.0,
                      call=("wrench_of_force(f=[0, 20, 0], r=[0.15, 0, 0]), the bolt turning at 2 rad/s "
                            "about the vertical line through (0.05, 0, 0) m"), hint="F = [r × f; f]; P = F · V")
@@ -207,7 +195,7 @@ def check_wrench_spanner(ctx, wrench_of_force, wrench_in_b):
         F_b = ctx.expect_shape("F_b (6,)", ctx.call(wrench_in_b, T_ab, F_a), (6,), call=call)
         V_b = se3.Ad(se3.inv(T_ab)) @ V_a
         ctx.expect_close("F_b @ V_b (W)", F_b @ V_b, 4.0, call=call, hint="the power does not depend on the frame")
-        F_c = ctx.expect_shape("F_c (6,)", ctx.call(wrench_in_b, T_bc, F_b), (6,), call="wrench_in_b(T_bc, F_b)")
+        F_c = ctx.expect_shape("F_c (6,)", ctx.call(wrench_in_b, T_bc, F_b), (6,))
         F_ac = ctx.expect_shape("F_c (6,)", ctx.call(wrench_in_b, T_ab @ T_bc, F_a), (6,),
                                 call="wrench_in_b(T_ab @ T_bc, F_a)")
         ctx.expect_close("wrench_in_b(T_bc, wrench_in_b(T_ab, F_a)) (must equal wrench_in_b(T_ab @ T_bc, F_a))",

@@ -27,7 +27,9 @@ import itertools
 import numpy as np
 
 from lessonlib import so3
+from .. import display
 from ..checker import Exercise
+from ._common import expect_bool
 
 EXERCISE = Exercise(
     "lie_groups01", notebook="01_lie_groups.ipynb", title="Lesson 01 — groups, SO(3), exp and log",
@@ -50,13 +52,9 @@ AXIOM_TOL = 1e-9
 PROJECTION_GROUP = "{P, -P} for a projection P onto a plane (a group whose identity is P, not I)"
 
 
-def unit(ctx):
+def random_unit(ctx):
     u = ctx.rng.normal(size=3)
     return u / np.linalg.norm(u)
-
-
-def fmt(x):
-    return np.array2string(np.asarray(x, dtype=float), precision=4, separator=", ", suppress_small=True)
 
 
 # --- (a) hat and vee ------------------------------------------------------------------------------
@@ -64,57 +62,50 @@ def fmt(x):
 @EXERCISE.check("lie-hat", points=1, functions=("hat",), title="hat: the skew matrix [ω] with [ω]x = ω × x")
 def check_hat(ctx, hat):
     for w in [np.array([1.0, 2.0, 3.0])] + [ctx.rng.normal(size=3) * 2 for _ in range(3)]:
-        call = f"hat({fmt(w)})"
-        W = ctx.expect_shape("[ω] (3, 3)", ctx.call(hat, w), (3, 3), call=call)
+        W = ctx.expect_shape("[ω] (3, 3)", ctx.call(hat, w), (3, 3))
         x = ctx.rng.normal(size=3)
-        ctx.expect_close(f"[ω] @ x for x = {fmt(x)}", W @ x, np.cross(w, x), call=call,
+        ctx.expect_close(f"[ω] @ x for x = {display.array(x)}", W @ x, np.cross(w, x),
                          hint="[ω] x must equal the cross product ω × x = np.cross(w, x)")
-        ctx.expect_close("[ω]", W, so3.hat(w), call=call)
+        ctx.expect_close("[ω]", W, so3.hat(w))
 
 
 @EXERCISE.check("lie-vee", points=1, functions=("vee",), title="vee: the 3-vector of a skew matrix")
 def check_vee(ctx, vee):
     for w in [np.array([1.0, 2.0, 3.0])] + [ctx.rng.normal(size=3) * 2 for _ in range(3)]:
-        W = so3.hat(w)
-        call = f"vee(W) with W =\n{_indent(fmt(W))}"
-        ctx.expect_close("ω (3,)", ctx.call(vee, W), w, call=call,
+        ctx.expect_close("ω (3,)", ctx.call(vee, so3.hat(w)), w,
                          hint="ω = (W[2, 1], W[0, 2], W[1, 0]), so that vee(hat(ω)) = ω")
-
-
-def _indent(text):
-    return "\n".join("    " + line for line in text.splitlines())
 
 
 # --- (b) exp by Rodrigues' formula ----------------------------------------------------------------
 
-def _expect_rotation(ctx, R, phi, call):
+def _expect_rotation(ctx, R, phi):
     """The identities every exp(φ) satisfies, with specific messages: RᵀR = I, det R = 1, Rφ = φ."""
-    ctx.expect_close("R.T @ R (must be the identity)", R.T @ R, np.eye(3), call=call,
+    ctx.expect_close("R.T @ R (must be the identity)", R.T @ R, np.eye(3),
                      hint="Rodrigues: R = I + (sin θ/θ)[φ] + ((1 - cos θ)/θ²)[φ]² with θ = |φ|")
-    ctx.expect_close("det R", np.linalg.det(R), 1.0, call=call)
-    ctx.expect_close("R @ φ (the axis does not move)", R @ phi, phi, call=call,
+    ctx.expect_close("det R", np.linalg.det(R), 1.0)
+    ctx.expect_close("R @ φ (the axis does not move)", R @ phi, phi,
                      hint="exp([φ]) turns about φ itself, so R φ = φ: check that hat satisfies [φ] x = φ × x and that the formula "
                           "uses φ")
 
 
 @EXERCISE.check("lie-exp", points=1, functions=("so3_exp",), title="so3_exp: Rodrigues' formula")
 def check_exp(ctx, so3_exp):
-    cases = [np.array([1.0, 2.0, 3.0])] + [unit(ctx) * ctx.rng.uniform(0.2, 3.0) for _ in range(4)]
+    cases = [np.array([1.0, 2.0, 3.0])] + [random_unit(ctx) * ctx.rng.uniform(0.2, 3.0) for _ in range(4)]
     assert np.allclose(so3.exp(cases[0]), MR_EXP, atol=1e-8), "checker self-test: Modern Robotics' example"
     for phi in cases:
-        call = f"so3_exp({fmt(phi)})  (θ = {np.linalg.norm(phi):.4f})"
-        R = ctx.expect_shape("R (3, 3)", ctx.call(so3_exp, phi), (3, 3), call=call)
-        _expect_rotation(ctx, R, phi, call)
-        ctx.expect_close("R", R, so3.exp(phi), call=call)
+        R = ctx.expect_shape("R (3, 3)", ctx.call(so3_exp, phi), (3, 3))
+        _expect_rotation(ctx, R, phi)
+        ctx.expect_close("R", R, so3.exp(phi))
 
 
 @EXERCISE.check("lie-exp-edges", points=1, functions=("so3_exp",), title="so3_exp at θ = 0, tiny θ and θ > π")
 def check_exp_edges(ctx, so3_exp):
-    u = unit(ctx)
-    cases = [("θ = 0", np.zeros(3)), ("θ = 1e-12", 1e-12 * u), ("θ = 1e-7", 1e-7 * unit(ctx)),
-             ("θ = π", np.pi * unit(ctx)), ("θ = 5 rad", 5.0 * unit(ctx)), ("θ = 2π", 2 * np.pi * unit(ctx))]
+    u = random_unit(ctx)
+    cases = [("θ = 0", np.zeros(3)), ("θ = 1e-12", 1e-12 * u), ("θ = 1e-7", 1e-7 * random_unit(ctx)),
+             ("θ = π", np.pi * random_unit(ctx)), ("θ = 5 rad", 5.0 * random_unit(ctx)),
+             ("θ = 2π", 2 * np.pi * random_unit(ctx))]
     for label, phi in cases:
-        call = f"so3_exp({fmt(phi)})  ({label})"
+        call = f"so3_exp({display.array(phi)})  ({label})"
         R = ctx.expect_shape("R (3, 3)", ctx.call(so3_exp, phi), (3, 3), call=call)
         ctx.expect_close("R", R, so3.exp(phi), call=call,
                          hint="at θ = 0 the formula divides 0 by 0: the limit is R = I (use I + [φ] for tiny θ)")
@@ -128,7 +119,7 @@ def check_log(ctx, so3_log):
     cases = [("the identity (θ = 0)", np.eye(3), np.zeros(3)),
              ("the cyclic permutation (θ = 2π/3)", P, so3.log(P))]
     cases += [(f"exp(φ), θ = {t:.3f}", so3.exp(t * u), t * u)
-              for t, u in ((ctx.rng.uniform(0.1, 2.5), unit(ctx)) for _ in range(4))]
+              for t, u in ((ctx.rng.uniform(0.1, 2.5), random_unit(ctx)) for _ in range(4))]
     assert np.allclose(so3.log(P), 2 * np.pi / (3 * np.sqrt(3)) * np.ones(3)), "checker self-test: MR's example"
     for label, R, phi in cases:
         call = f"so3_log(R) with R = {label}"
@@ -140,10 +131,10 @@ def check_log(ctx, so3_log):
 @EXERCISE.check("lie-log-pi", points=1, functions=("so3_log",), title="so3_log near and at a half-turn θ = π")
 def check_log_pi(ctx, so3_log):
     for delta in (1e-3, 1e-6, 1e-10, 0.0):
-        u = unit(ctx)
+        u = random_unit(ctx)
         theta = np.pi - delta
         R = so3.exp(theta * u)
-        call = f"so3_log(R) with R = exp(θ u), θ = π - {delta:g}, u = {fmt(u)}"
+        call = f"so3_log(R) with R = exp(θ u), θ = π - {delta:g}, u = {display.array(u)}"
         got = ctx.expect_shape("φ (3,)", ctx.call(so3_log, R), (3,), call=call)
         hint = ("near π, sin θ ≈ 0 and the skew part of R says almost nothing about the axis: take u from the "
                 "symmetric part (R + R.T)/2 - cos θ I = (1 - cos θ) u uᵀ, and its sign from the skew part")
@@ -219,7 +210,7 @@ def in_se3(Rs, T):
 
 def _finite_sets(ctx):
     """Named finite sets of matrices (groups and non-groups), with small rounding noise and shuffled."""
-    u, R0 = unit(ctx), so3.exp(ctx.rng.normal(size=3))
+    u, R0 = random_unit(ctx), so3.exp(ctx.rng.normal(size=3))
     k = int(ctx.rng.integers(3, 7))
     T = np.eye(4)
     T[:3, :3], T[:3, 3] = so3.exp(ctx.rng.normal(size=3)), ctx.rng.uniform(-1, 1, 3)
@@ -265,11 +256,9 @@ def _axioms_call(ctx, group_axioms, label, elements, keys):
         ctx.fail(f"expected a dict with the keys {list(AXIOMS)}, got "
                  + (f"the keys {sorted(got)}" if isinstance(got, dict) else type(got).__name__), call=call)
     for key in keys:
-        value = got[key]
-        if not (isinstance(value, bool) or (isinstance(value, int) and value in (0, 1))):
-            ctx.fail(f"{key}: expected True or False, got {value!r}", call=call)
-        if bool(value) != expected[key]:
-            ctx.fail(f"{key}: expected {expected[key]}, got {bool(value)}", call=call, hint=HINTS[key])
+        value = expect_bool(ctx, got[key], key, call=call)
+        if value != expected[key]:
+            ctx.fail(f"{key}: expected {expected[key]}, got {value}", call=call, hint=HINTS[key])
 
 
 HINTS = {

@@ -52,6 +52,7 @@ from lessonlib import samples
 from lessonlib.dynamics import aba, crba, rnea
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, jacobian, joint_transforms
+from .. import display
 from ..checker import Exercise, Variant
 from ._common import random_gravity, random_model, random_state, random_tree
 
@@ -123,10 +124,10 @@ def relative_residual(M, x, b, x_true):
     return float(np.linalg.norm(M @ x - b) / (np.linalg.norm(M, 2) * np.linalg.norm(x_true)))
 
 
-def _expect_energy(ctx, M, model, q, call):
+def _expect_energy(ctx, M, model, q, call=""):
     qd = ctx.rng.normal(size=model.n)
-    ctx.expect_close("kinetic energy 1/2 qd^T M qd", 0.5 * qd @ M @ qd, kinetic_energy(model, q, qd),
-                     call=call + " with a random qd", hint="1/2 qd^T M qd must be the kinetic energy of the bodies")
+    ctx.expect_close("kinetic energy 1/2 qd^T M qd for a random qd", 0.5 * qd @ M @ qd, kinetic_energy(model, q, qd),
+                     call=call, hint="1/2 qd^T M qd must be the kinetic energy of the bodies")
 
 
 # --- known mistakes (judge side): the algorithms with one piece replaced --------------------------
@@ -223,7 +224,7 @@ JTF_GRAVITY_ON = Variant("your ID call seems to leave gravity on: the wrench's t
                          tip_wrench_torques=partial(jtf_with, gravity=None))
 
 
-def fd_suspects(ctx, helpers, model, q, qd, tau, gravity=None, f_ext=None):
+def _fd_suspects(ctx, helpers, model, q, qd, tau, gravity=None, f_ext=None):
     """Probes of the student's M(q) routines and solve on this case, for a failing ``forward_dynamics``."""
     crba_student, from_id, cholesky_solve = helpers
     M = crba(model, q)
@@ -241,23 +242,23 @@ _COLUMNS_HINT = "column j is ID(q, qd=0, qdd=e_j) with gravity switched off (gra
 
 @EXERCISE.check("mass-id-columns", points=1, functions=("mass_matrix_from_id",),
                 title="M(q) from n inverse-dynamics calls ([WJ]'s table)", variants=(ID_GRAVITY_ON,))
-def id_columns(ctx, mass_matrix_from_id):
+def check_id_columns(ctx, mass_matrix_from_id):
     arm = samples.seed004_2link()
     for q in ([0.7, 0.0], [ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(-np.pi, np.pi)]):
         q = np.asarray(q)
         assert np.allclose(crba(arm, q), db4_mass_matrix(q[1]), atol=1e-12), "checker self-test: [DB4 §4.2]"
         ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_from_id, arm, q), db4_mass_matrix(q[1]),
-                         call=f"mass_matrix_from_id(seed004_2link, q={np.round(q, 4).tolist()})", hint=_COLUMNS_HINT)
+                         hint=_COLUMNS_HINT)
     for _ in range(2):
         model = random_model(ctx, tree=False)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         ctx.expect_close(f"M ({model.n}, {model.n})", ctx.call(mass_matrix_from_id, model, q), crba(model, q),
-                         call=f"mass_matrix_from_id(model, q) on a random {model.n}-link chain", hint=_COLUMNS_HINT)
+                         hint=_COLUMNS_HINT)
 
 
 @EXERCISE.check("mass-id-trees", points=1, functions=("mass_matrix_from_id",),
                 title="M(q) from ID columns on trees, and the kinetic energy", variants=(ID_GRAVITY_ON,))
-def id_trees(ctx, mass_matrix_from_id):
+def check_id_trees(ctx, mass_matrix_from_id):
     for _ in range(3):
         model = random_tree(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
@@ -275,21 +276,21 @@ _CRBA_HINT = ("I^c_i = I_i + sum over the children j of i of X_j^T I^c_j X_j (in
 
 @EXERCISE.check("mass-crba-chain", points=1, functions=("crba",), title="CRBA on chains",
                 variants=(CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
-def crba_chain(ctx, crba_student):
+def check_crba_chain(ctx, crba_student):
     arm = samples.seed004_2link()
     q = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(-np.pi, np.pi)])
     ctx.expect_close("M (2, 2)", ctx.call(crba_student, arm, q), db4_mass_matrix(q[1]),
-                     call=f"crba(seed004_2link, q={np.round(q, 4).tolist()})", hint=_CRBA_HINT)
+                     hint=_CRBA_HINT)
     for _ in range(3):
         model = random_model(ctx, tree=False)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         ctx.expect_close(f"M ({model.n}, {model.n})", ctx.call(crba_student, model, q), crba(model, q),
-                         call=f"crba(model, q) on a random {model.n}-link chain", hint=_CRBA_HINT)
+                         hint=_CRBA_HINT)
 
 
 @EXERCISE.check("mass-crba-tree", points=1, functions=("crba",), title="CRBA on trees (branches and prismatic joints)",
                 variants=(CRBA_CHAIN_WALK, CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
-def crba_tree(ctx, crba_student):
+def check_crba_tree(ctx, crba_student):
     models = [samples.branched_tree()] + [random_tree(ctx, n_min=4, n_max=7) for _ in range(3)]
     for model in models:
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
@@ -300,18 +301,16 @@ def crba_tree(ctx, crba_student):
 @EXERCISE.check("mass-crba-energy", points=1, functions=("crba",),
                 title="CRBA on the UR5 and [SWC16]'s arm: energy, symmetry, base yaw",
                 variants=(CRBA_NOT_TRANSPOSED, CRBA_STEP_NOT_TRANSPOSED, CRBA_NOT_COMPOSITE, CRBA_HALF))
-def crba_energy(ctx, crba_student):
+def check_crba_energy(ctx, crba_student):
     for model in (samples.ur5(), samples.seed002_7dof()):
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
-        call = f"crba({model.name}, q)"
-        M = ctx.expect_shape(f"M ({model.n}, {model.n})", ctx.call(crba_student, model, q), (model.n, model.n),
-                             call=call)
-        ctx.expect_close("M - M^T", M - M.T, np.zeros_like(M), call=call, hint="M is symmetric: M_ij = M_ji")
-        _expect_energy(ctx, M, model, q, call)
+        M = ctx.expect_shape(f"M ({model.n}, {model.n})", ctx.call(crba_student, model, q), (model.n, model.n))
+        ctx.expect_close("M - M^T", M - M.T, np.zeros_like(M), hint="M is symmetric: M_ij = M_ji")
+        _expect_energy(ctx, M, model, q)
         turned = q.copy()
         turned[0] += ctx.rng.uniform(0.5, 2.0)                 # turns the whole arm rigidly about a fixed axis
         ctx.expect_close("M(q) - M(q + t e_1)", M - np.asarray(ctx.call(crba_student, model, turned), dtype=float),
-                         np.zeros_like(M), call=call + " and at q with joint 1 turned",
+                         np.zeros_like(M), call=f"crba({model.name}, q) and at q with joint 1 turned",
                          hint="turning the whole arm about the first (vertical) axis changes no entry of M")
 
 
@@ -319,7 +318,7 @@ def crba_energy(ctx, crba_student):
 
 @EXERCISE.check("mass-cholesky", points=1, functions=("cholesky_solve",), title="Cholesky solve of M x = b",
                 variants=(CHOL_ORDER, CHOL_NO_TRANSPOSE, CHOL_FORWARD_ONLY))
-def cholesky(ctx, cholesky_solve):
+def check_cholesky(ctx, cholesky_solve):
     cases = []
     for tree in (False, True):
         model = random_model(ctx, tree=tree, n_min=3, n_max=7)
@@ -327,26 +326,24 @@ def cholesky(ctx, cholesky_solve):
     cases.append(crba(samples.ur5(), ctx.rng.uniform(-np.pi, np.pi, 6)))
     for M in cases:
         b = ctx.rng.normal(size=len(M))
-        call = f"cholesky_solve(M, b) with a {len(M)}x{len(M)} mass matrix"
-        ctx.expect_close(f"x ({len(M)},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b), call=call,
+        ctx.expect_close(f"x ({len(M)},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
                          hint="M = L L^T; solve L y = b (forward substitution), then L^T x = y (back substitution)")
 
 
 @EXERCISE.check("mass-cholesky-spd", points=1, functions=("cholesky_solve",),
                 title="a Cholesky solve refuses a matrix that is not positive definite")
-def cholesky_spd(ctx, cholesky_solve):
+def check_cholesky_spd(ctx, cholesky_solve):
     model = random_model(ctx, tree=True, n_min=3, n_max=6)               # first, a mass matrix it must solve
     M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
     b = ctx.rng.normal(size=model.n)
     ctx.expect_close(f"x ({model.n},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
-                     call=f"cholesky_solve(M, b) with a {model.n}x{model.n} mass matrix",
                      hint="M = L L^T; solve L y = b (forward substitution), then L^T x = y (back substitution)")
     for n in (3, 5, 7):
         M = indefinite_symmetric(ctx, n)
         b = ctx.rng.normal(size=n)
         eigenvalues = np.linalg.eigvalsh(M)
         call = (f"cholesky_solve(M, b) with a symmetric {n}x{n} M that is not positive definite (eigenvalues "
-                f"{np.round(eigenvalues, 3).tolist()})")
+                f"{display.array(eigenvalues)})")
         ctx.expect_refusal(f"x ({n},)", cholesky_solve, M, b, call=call,
                            hint="this M has no Cholesky factor, so a solve through M = L L^T must fail "
                                 "(np.linalg.cholesky raises LinAlgError; your own loops meet the square root of a "
@@ -356,7 +353,7 @@ def cholesky_spd(ctx, cholesky_solve):
 
 @EXERCISE.check("mass-cholesky-stable", points=1, functions=("cholesky_solve",),
                 title="Cholesky solve stays accurate where an inverse does not")
-def cholesky_stable(ctx, cholesky_solve):
+def check_cholesky_stable(ctx, cholesky_solve):
     cases = [(ill_conditioned_spd(ctx, n, ILL_CONDITION), f"a random {n}x{n} matrix of condition number "
               f"{ILL_CONDITION:.0e}") for n in (3, 6, 8)]
     cases += [(growing_factor_spd(ctx, GROWTH_N), f"a {GROWTH_N}x{GROWTH_N} matrix whose factor L has an inverse "
@@ -383,20 +380,19 @@ def _fd_cases(ctx, trials, tree):
 
 
 # The forward-dynamics checks also pass the student's crba, mass_matrix_from_id and cholesky_solve (see
-# fd_suspects): when forward_dynamics fails, the message says which of them is wrong on the failing case.
+# _fd_suspects): when forward_dynamics fails, the message says which of them is wrong on the failing case.
 _FD_HELPERS = ("crba", "mass_matrix_from_id", "cholesky_solve")
 
 
 @EXERCISE.check("mass-fd", points=1, functions=("forward_dynamics",), helpers=_FD_HELPERS,
                 title="forward dynamics by CRBA + Cholesky = ABA on chains", variants=(FD_BIAS_SIGN, FD_BIAS_NO_GRAVITY))
-def fd(ctx, forward_dynamics, *helpers):
+def check_fd(ctx, forward_dynamics, *helpers):
     arm = samples.seed004_2link()
     cases = [(arm, np.array([0.4, 1.1]), np.array([1.5, -2.0]), np.zeros(2))] + list(_fd_cases(ctx, 3, tree=False))
     for model, q, qd, tau in cases:
-        call = f"forward_dynamics(model, q, qd, tau) on {model.name!r} (n = {model.n}, default gravity)"
-        with ctx.suspects(*fd_suspects(ctx, helpers, model, q, qd, tau)):
+        with ctx.suspects(*_fd_suspects(ctx, helpers, model, q, qd, tau)):
             ctx.expect_close(f"qdd ({model.n},)", ctx.call(forward_dynamics, model, q, qd, tau),
-                             aba(model, q, qd, tau), call=call,
+                             aba(model, q, qd, tau),
                              hint="M(q) qdd = tau - h with the bias h = ID(q, qd, 0) (gravity on, gravity=None means "
                                   "model.gravity)")
 
@@ -404,13 +400,13 @@ def fd(ctx, forward_dynamics, *helpers):
 @EXERCISE.check("mass-fd-roundtrip", points=1, functions=("forward_dynamics",), helpers=_FD_HELPERS,
                 title="forward dynamics on trees with gravity and external wrenches: ID(FD(tau)) = tau",
                 variants=(FD_BIAS_SIGN, FD_BIAS_NO_GRAVITY, FD_GRAVITY_NOT_PASSED, FD_FEXT_DROPPED))
-def fd_roundtrip(ctx, forward_dynamics, *helpers):
+def check_fd_roundtrip(ctx, forward_dynamics, *helpers):
     for model, q, qd, tau in _fd_cases(ctx, 3, tree=True):
         g = random_gravity(ctx)
         F = ctx.rng.normal(size=(model.n, 6))
         call = (f"forward_dynamics(model, q, qd, tau, gravity=g, f_ext=F) on {model.name!r} "
                 f"(parents {list(model.parent)})")
-        with ctx.suspects(*fd_suspects(ctx, helpers, model, q, qd, tau, gravity=g, f_ext=F)):
+        with ctx.suspects(*_fd_suspects(ctx, helpers, model, q, qd, tau, gravity=g, f_ext=F)):
             qdd = ctx.expect_shape(f"qdd ({model.n},)",
                                    ctx.call(forward_dynamics, model, q, qd, tau, gravity=g, f_ext=F), (model.n,),
                                    call=call)
@@ -424,16 +420,15 @@ def fd_roundtrip(ctx, forward_dynamics, *helpers):
 
 @EXERCISE.check("mass-jtf", points=1, functions=("tip_wrench_torques",),
                 title="J^T F of a wrench on the last body, from one ID call", variants=(JTF_SIGN, JTF_GRAVITY_ON))
-def jtf(ctx, tip_wrench_torques):
+def check_jtf(ctx, tip_wrench_torques):
     models = [samples.ur5(), random_model(ctx, tree=False, n_min=3), random_model(ctx, tree=True, n_min=3)]
     for model in models:
         q, qd, _ = random_state(ctx, model)
         F = ctx.rng.normal(size=6) * 5.0
-        call = f"tip_wrench_torques(model, q, F) on {model.name!r} (n = {model.n})"
         tau = ctx.call(tip_wrench_torques, model, q, F)
         J_b = jacobian(model, q, body=model.n - 1, frame="body")
         hint = ("[WJ §2.3]'s table: ID(q, 0, 0) with gravity off and f_ext = F on the last body returns the torques "
                 "that balance F; tau_ext = J^T F is what F itself produces")
-        ctx.expect_close(f"tau_ext ({model.n},)", tau, J_b.T @ F, call=call, hint=hint)
-        ctx.expect_close("power tau_ext . qd", np.asarray(tau, dtype=float) @ qd, F @ body_twists(model, q, qd)[-1],
-                         call=call + " with a random qd", hint="the wrench's power F . v_last equals tau . qd")
+        ctx.expect_close(f"tau_ext ({model.n},)", tau, J_b.T @ F, hint=hint)
+        ctx.expect_close("power tau_ext . qd for a random qd", np.asarray(tau, dtype=float) @ qd,
+                         F @ body_twists(model, q, qd)[-1], hint="the wrench's power F . v_last equals tau . qd")

@@ -81,9 +81,6 @@ def static_reference(L1, L2, m1, m2, g, tip_mass=0.0):
     return np.array([tau1, tau2])
 
 
-
-
-
 def gravity_by_jacobians(model, q, g):
     """``g(q) = −Σ m_i J_c,iᵀ g``: the gravity torques from COM Jacobians, without any RNEA."""
     T = fk(model, q)
@@ -94,7 +91,6 @@ def gravity_by_jacobians(model, q, g):
         J_com = J[LIN] - np.cross(r, J[ANG].T).T                          # v_c = v_o + ω × r
         tau -= model.mass[i] * J_com.T @ np.asarray(g, dtype=float)
     return tau
-
 
 
 # --- known mistakes (judge side): the lesson's equations with one piece replaced ------------------
@@ -218,7 +214,7 @@ RNEA_AT_REST_MISTAKES = (RNEA_GRAVITY_SIGN, RNEA_GRAVITY_IGNORED, RNEA_NOT_TRANS
 RNEA_DEFAULT_GRAVITY_MISTAKES = (RNEA_GRAVITY_SIGN, RNEA_NONE_IS_ZERO, RNEA_NOT_TRANSPOSED, RNEA_NO_PRODUCT, RNEA_NO_GYRO)
 
 
-def helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g):
+def _helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g):
     """Probes of the student's two passes on this case's inputs, for a failing ``rnea``."""
     trace = rnea_trace(model, q, qd, qdd, gravity=g)
     X, S = trace.X, model.S.copy()
@@ -232,29 +228,26 @@ def helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g):
 
 @EXERCISE.check("rnea-static", points=1, functions=("static_torques",),
                 title="static torques of two horizontal rods", variants=(WEIGHTS_AT_ENDS, ROD2_LEVER, ROD2_FORGOTTEN))
-def static_no_load(ctx, static_torques):
+def check_static(ctx, static_torques):
     cases = [RNE05_RODS] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
                               m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                               g=ctx.rng.uniform(1.0, 20.0)) for _ in range(3)]
     for c in cases:
-        call = "static_torques(L1={L1:.4g}, L2={L2:.4g}, m1={m1:.4g}, m2={m2:.4g}, g={g:.4g})".format(**c)
         got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"])
-        ctx.expect_close("(tau1, tau2)", got, static_reference(**c), call=call,
+        ctx.expect_close("(tau1, tau2)", got, static_reference(**c),
                          hint="each rod's weight acts at its middle; tau1 carries both rods, tau2 only the second")
 
 
 @EXERCISE.check("rnea-static-tip", points=1, functions=("static_torques",),
                 title="static torques with a load at the tip", variants=(WEIGHTS_AT_ENDS, ROD2_LEVER, ROD2_FORGOTTEN))
-def static_tip_load(ctx, static_torques):
+def check_static_tip(ctx, static_torques):
     cases = [dict(RNE05_RODS, tip_mass=1.0)] + [dict(L1=ctx.rng.uniform(0.3, 2.0), L2=ctx.rng.uniform(0.3, 2.0),
                                                   m1=ctx.rng.uniform(0.5, 5.0), m2=ctx.rng.uniform(0.5, 5.0),
                                                   g=ctx.rng.uniform(1.0, 20.0), tip_mass=ctx.rng.uniform(0.2, 3.0))
                                              for _ in range(3)]
     for c in cases:
-        call = ("static_torques(L1={L1:.4g}, L2={L2:.4g}, m1={m1:.4g}, m2={m2:.4g}, g={g:.4g}, "
-                "tip_mass={tip_mass:.4g})").format(**c)
         got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"], tip_mass=c["tip_mass"])
-        ctx.expect_close("(tau1, tau2)", got, static_reference(**c), call=call,
+        ctx.expect_close("(tau1, tau2)", got, static_reference(**c),
                          hint="the tip load's weight acts at L2 from joint 2 and at L1 + L2 from joint 1")
 
 
@@ -272,22 +265,20 @@ def _outward_cases(ctx, trials=3):
 
 @EXERCISE.check("rnea-outward-v", points=1, functions=("outward_pass",),
                 title="outward pass: body twists v_i", variants=(OUT_TRANSPOSED, OUT_NOT_CARRIED))
-def outward_velocity(ctx, outward_pass):
+def check_outward_v(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
-        call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain"
-        v, _ = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"), call=call)
-        ctx.expect_close("v (n, 6)", v, trace.v, call=call,
+        v, _ = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"))
+        ctx.expect_close("v (n, 6)", v, trace.v,
                          hint="v_i = X_i v_(i-1) + S_i qd_i, starting from v_(-1) = 0")
 
 
 @EXERCISE.check("rnea-outward-a", points=1, functions=("outward_pass",),
                 title="outward pass: spatial accelerations a_i with gravity as a_0",
                 variants=(OUT_TRANSPOSED, PRODUCT_DROPPED, PRODUCT_SWAPPED, A0_DROPPED))
-def outward_acceleration(ctx, outward_pass):
+def check_outward_a(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
-        call = f"outward_pass(X, S, qd, qdd, a0) on a random {model.n}-link chain, a0 = [0; -g]"
-        _, a = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"), call=call)
-        ctx.expect_close("a (n, 6)", a, trace.a, call=call,
+        _, a = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"))
+        ctx.expect_close("a (n, 6)", a, trace.a,
                          hint="a_i = X_i a_(i-1) + S_i qdd_i + ad(v_i) S_i qd_i, starting from a0")
 
 
@@ -295,20 +286,19 @@ def outward_acceleration(ctx, outward_pass):
 
 @EXERCISE.check("rnea-inward", points=1, functions=("inward_pass",),
                 title="inward pass: joint torques from v and a", variants=INWARD_MISTAKES)
-def inward(ctx, inward_pass):
+def check_inward(ctx, inward_pass):
     for _ in range(3):
         model = random_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_trace(model, q, qd, qdd, gravity=random_gravity(ctx))
-        call = f"inward_pass(X, S, I, v, a) on a random {model.n}-link chain"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a)
-        ctx.expect_close("tau (n,)", got, trace.tau, call=call,
+        ctx.expect_close("tau (n,)", got, trace.tau,
                          hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i; tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
 
 
 @EXERCISE.check("rnea-inward-fext", points=1, functions=("inward_pass",),
                 title="inward pass with external wrenches f_ext", variants=INWARD_MISTAKES + (FEXT_ADDED, FEXT_IGNORED))
-def inward_fext(ctx, inward_pass):
+def check_inward_fext(ctx, inward_pass):
     for _ in range(3):
         model = random_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
@@ -318,9 +308,8 @@ def inward_fext(ctx, inward_pass):
         # independent identity: an environment wrench on body i changes tau by -J_i^T f_ext,i
         shift = -sum(jacobian(model, q, body=i, frame="body").T @ F[i] for i in range(model.n))
         assert np.allclose(trace.tau - rnea(model, q, qd, qdd, gravity=g), shift, atol=1e-8), "self-test: J^T f"
-        call = f"inward_pass(X, S, I, v, a, f_ext) on a random {model.n}-link chain"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a, f_ext=F)
-        ctx.expect_close("tau (n,)", got, trace.tau, call=call,
+        ctx.expect_close("tau (n,)", got, trace.tau,
                          hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i - f_ext[i], with f_ext[i] the wrench the environment applies "
                               "ON body i (body frame i); tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
 
@@ -334,36 +323,33 @@ _PASSES = ("outward_pass", "inward_pass")
 
 @EXERCISE.check("rnea-full-chain", points=2, functions=("rnea",), helpers=_PASSES,
                 title="full RNEA on random chains", variants=RNEA_MISTAKES)
-def full_chain(ctx, rnea_student, outward_pass, inward_pass):
+def check_full_chain(ctx, rnea_student, outward_pass, inward_pass):
     arm = samples.planar_2link()                                   # [RNE05]'s rods held horizontal
     cases = [(arm, np.zeros(2), np.zeros(2), np.zeros(2), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
         model = random_chain(ctx)
         cases.append((model, *random_state(ctx, model), random_gravity(ctx)))
     for model, q, qd, qdd, g in cases:
-        call = f"rnea(model, q, qd, qdd, gravity=g) on {model.name!r} (n = {model.n})"
-        with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g)):
+        with ctx.suspects(*_helper_suspects(ctx, outward_pass, inward_pass, model, q, qd, qdd, g)):
             got = ctx.call(rnea_student, model, q, qd, qdd, gravity=g)
-            ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g), call=call)
+            ctx.expect_close("tau (n,)", got, rnea(model, q, qd, qdd, gravity=g))
     model = cases[-1][0]
     q, qd, qdd = random_state(ctx, model)
-    call = f"rnea(model, q, qd, qdd) with gravity=None on {model.name!r}"
-    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, qd, qdd), rnea(model, q, qd, qdd), call=call,
+    ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, qd, qdd), rnea(model, q, qd, qdd),
                      hint="gravity=None means the model's default, model.gravity")
 
 
 @EXERCISE.check("rnea-full-identities", points=1, functions=("rnea",), helpers=_PASSES,
                 title="full RNEA against Jacobian-transpose gravity and the CRBA mass matrix",
                 variants=RNEA_AT_REST_MISTAKES)
-def full_identities(ctx, rnea_student, outward_pass, inward_pass):
+def check_full_identities(ctx, rnea_student, outward_pass, inward_pass):
     model = random_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    call = "rnea(model, q, 0, 0, gravity=g): the gravity torques"
-    with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, model, q, zero, zero, g)):
-        ctx.expect_close("tau (n,)", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
-                         gravity_by_jacobians(model, q, g), call=call,
+    with ctx.suspects(*_helper_suspects(ctx, outward_pass, inward_pass, model, q, zero, zero, g)):
+        ctx.expect_close("tau (n,), the gravity torques", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
+                         gravity_by_jacobians(model, q, g),
                          hint="with qd = qdd = 0 only gravity remains: tau = -sum_i m_i J_com,i^T g")
     columns = [ctx.call(rnea_student, model, q, zero, np.eye(model.n)[j], gravity=np.zeros(3)) for j in range(model.n)]
     for j, col in enumerate(columns):
@@ -376,14 +362,13 @@ def full_identities(ctx, rnea_student, outward_pass, inward_pass):
 @EXERCISE.check("rnea-full-ur5", points=1, functions=("rnea",), helpers=_PASSES,
                 title="full RNEA on the UR5 (Modern Robotics' parameters)",
                 variants=RNEA_DEFAULT_GRAVITY_MISTAKES)
-def full_ur5(ctx, rnea_student, outward_pass, inward_pass):
+def check_full_ur5(ctx, rnea_student, outward_pass, inward_pass):
     ur5 = samples.ur5()
     theta = np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi / 3])
     cases = [(theta, 0.2 * np.ones(6), 0.1 * np.ones(6))] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
-        call = "rnea(ur5, q, qd, qdd) (default gravity (0, 0, -9.81))"
-        with ctx.suspects(*helper_suspects(ctx, outward_pass, inward_pass, ur5, q, qd, qdd, ur5.gravity)):
-            ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd), call=call)
+        with ctx.suspects(*_helper_suspects(ctx, outward_pass, inward_pass, ur5, q, qd, qdd, ur5.gravity)):
+            ctx.expect_close("tau (6,)", ctx.call(rnea_student, ur5, q, qd, qdd), rnea(ur5, q, qd, qdd))
 
 
 # --- (e) [LWP 1980]'s backward recursion with the erratum ([RNE05] §四) ------------------------------------
@@ -458,7 +443,7 @@ def random_dh_arm(ctx, types):
                    inertia=[m * I for m, I in zip(masses, inertia)], name=f"random_dh_{types}")
 
 
-def lwp_case(ctx, model, q, qd, qdd, g, label):
+def _lwp_case(ctx, model, q, qd, qdd, g, label):
     """The inputs for ``lwp_backward`` and the expected torques (the spatial RNEA; self-test: ``lwp1980``)."""
     expected = rnea(model, q, qd, qdd, gravity=g)
     assert np.allclose(lwp1980(model, q, qd, qdd, gravity=g), expected, atol=1e-9), "checker self-test: lwp1980"
@@ -500,7 +485,7 @@ _LWP_HINT = ("Step 5: f_i = R_(i+1) f_(i+1) + F_i, n_i = R_(i+1) n_(i+1) + p*_i 
 
 def _lwp_check(ctx, lwp_backward, cases):
     for model, q, qd, qdd, g, label in cases:
-        args, expected, where = lwp_case(ctx, model, q, qd, qdd, g, label)
+        args, expected, where = _lwp_case(ctx, model, q, qd, qdd, g, label)
         call = f"lwp_backward(F, N, R, p_star, s_bar, joint_types) {where}"
         tau = ctx.expect_shape("tau (n,)", ctx.call(lwp_backward, *args), (model.n,), call=call)
         ctx.expect_close("tau (n,)", tau, expected, call=call, hint=_LWP_HINT)
@@ -508,7 +493,7 @@ def _lwp_check(ctx, lwp_backward, cases):
 
 @EXERCISE.check("rnea-lwp-revolute", points=1, functions=("lwp_backward",),
                 title="LWP's backward recursion with the erratum: revolute arms", variants=LWP_MISTAKES)
-def lwp_revolute(ctx, lwp_backward):
+def check_lwp_revolute(ctx, lwp_backward):
     rods = rods_as_dh()
     cases = [(rods, np.zeros(2), np.zeros(2), np.zeros(2), rods.gravity, "[RNE05]'s two rods held horizontal")]
     for _ in range(3):
@@ -520,7 +505,7 @@ def lwp_revolute(ctx, lwp_backward):
 @EXERCISE.check("rnea-lwp-prismatic", points=1, functions=("lwp_backward",),
                 title="LWP's backward recursion with the erratum: arms with prismatic joints",
                 variants=LWP_MISTAKES + (LWP_SLIDE_MOMENT,))
-def lwp_prismatic(ctx, lwp_backward):
+def check_lwp_prismatic(ctx, lwp_backward):
     cases = []
     for model in (samples.rpr_arm(), samples.scara()):
         cases.append((model, *random_state(ctx, model), model.gravity, f"{model.name!r}"))

@@ -52,6 +52,7 @@ from lessonlib import samples, se3, so3
 from lessonlib.dynamics import coriolis_matrix, crba, rnea, rnea_poe_trace, rnea_trace
 from lessonlib.kinematics import body_twists, fk, jacobian
 from lessonlib.model import from_poe, to_poe
+from .. import display
 from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
 from ._common import random_gravity, random_model, random_state, random_tree
@@ -72,7 +73,7 @@ UR5_STATE = (np.array([0, np.pi / 6, np.pi / 4, np.pi / 3, np.pi / 2, 2 * np.pi 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
 
 
-def random_chain(ctx, n_min=2, n_max=6):
+def random_poe_chain(ctx, n_min=2, n_max=6):
     """A random serial chain (revolute and prismatic joints) and its PoE lists (random end-effector)."""
     n = int(ctx.rng.integers(n_min, n_max + 1))
     model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=True)
@@ -84,7 +85,6 @@ def random_chain(ctx, n_min=2, n_max=6):
     return rebuilt, lists
 
 
-
 def random_screw(ctx, prismatic=False):
     """A unit joint screw: revolute ``[ω; −ω × r]`` through a random point, or prismatic ``[0; v]``."""
     axis = ctx.rng.normal(size=3)
@@ -92,7 +92,6 @@ def random_screw(ctx, prismatic=False):
     if prismatic:
         return np.r_[np.zeros(3), axis]
     return np.r_[axis, -np.cross(axis, ctx.rng.uniform(-1, 1, 3))]
-
 
 
 # --- known mistakes (judge side): the recursion with one piece replaced -----------------------------
@@ -214,7 +213,7 @@ RNEA_POE_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GYRO_AD, POE_GRAVITY_SIGN,
 RNEA_POE_AT_REST_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GRAVITY_SIGN)
 
 
-def helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists, q, qd, qdd, g):
+def _helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists, q, qd, qdd, g):
     """Probes of the student's earlier functions on this case's inputs, for a failing ``rnea_poe``."""
     M_list, G_list, S_list = lists
     trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
@@ -232,12 +231,11 @@ def helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists,
 @EXERCISE.check("poe-home-poses", points=1, functions=("home_frames",),
                 title="home poses M_i of the links (zero configuration)",
                 variants=(HOME_NOT_PRODUCT, HOME_REVERSED, HOME_SHIFTED))
-def home_poses(ctx, home_frames):
+def check_home_poses(ctx, home_frames):
     for _ in range(3):
-        model, (M_list, G_list, _) = random_chain(ctx)
-        call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
-        M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"), call=call)
-        ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)), call=call,
+        model, (M_list, G_list, _) = random_poe_chain(ctx)
+        M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
+        ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)),
                          hint="M_i = M_list[0] @ M_list[1] @ ... @ M_list[i]; the last entry of M_list is the "
                               "end-effector frame, not a link")
 
@@ -245,14 +243,13 @@ def home_poses(ctx, home_frames):
 @EXERCISE.check("poe-home-inertias", points=1, functions=("home_frames",),
                 title="link inertias N_i^0 pulled back to the zero configuration",
                 variants=(N0_FORWARD, N0_OTHER_SIDE, N0_NOT_PULLED))
-def home_inertias(ctx, home_frames):
+def check_home_inertias(ctx, home_frames):
     for _ in range(3):
-        model, (M_list, G_list, S_list) = random_chain(ctx)
+        model, (M_list, G_list, S_list) = random_poe_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_poe_trace(model, q, qd, qdd)
-        call = f"home_frames(M_list, G_list) for a random {model.n}-link chain"
-        _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"), call=call)
-        ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N, call=call,
+        _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
+        ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N,
                          hint="N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1): a wrench moves with the transpose of the "
                               "inverse adjoint, so the inertia is congruent to G_i")
 
@@ -261,24 +258,23 @@ def home_inertias(ctx, home_frames):
 
 @EXERCISE.check("poe-adjoint", points=1, functions=("joint_adjoint",),
                 title="H = Ad(exp(theta s)) of one joint screw", variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
-def adjoint(ctx, joint_adjoint):
+def check_adjoint(ctx, joint_adjoint):
     cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
     cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
     for s, theta in cases:
-        call = f"joint_adjoint(s={np.round(s, 4).tolist()}, theta={theta:.4g})"
         H = ctx.call(joint_adjoint, s, theta)
         expected = expm(theta * se3.ad(s))
         assert np.allclose(expected, se3.Ad(se3.exp(theta * s)), atol=1e-9), "checker self-test: Ad exp = exp ad"
-        ctx.expect_close("H (6, 6)", H, expected, call=call,
+        ctx.expect_close("H (6, 6)", H, expected,
                          hint="H = Ad(T) with T = exp([s] theta) the 4x4 transform of the joint motion")
 
 
 @EXERCISE.check("poe-adjoint-chain", points=1, functions=("joint_adjoint",),
                 title="H_1 ... H_i s_i^0 along a chain = the space Jacobian",
                 variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
-def adjoint_chain(ctx, joint_adjoint):
+def check_adjoint_chain(ctx, joint_adjoint):
     for _ in range(2):
-        model, (_, _, S_list) = random_chain(ctx, 3, 6)
+        model, (_, _, S_list) = random_poe_chain(ctx, 3, 6)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         S0 = S_list.T
         H = [ctx.expect_shape("H (6, 6)", ctx.call(joint_adjoint, S0[i], q[i]), (6, 6),
@@ -298,7 +294,7 @@ def adjoint_chain(ctx, joint_adjoint):
 
 def _forward_cases(ctx, trials=3):
     for _ in range(trials):
-        model, (_, _, S_list) = random_chain(ctx)
+        model, (_, _, S_list) = random_poe_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         g = random_gravity(ctx)
         trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
@@ -311,22 +307,20 @@ def _forward_cases(ctx, trials=3):
 
 @EXERCISE.check("poe-forward-v", points=1, functions=("forward_pass",),
                 title="forward pass: twists V_i^0 in the zero configuration", variants=(FWD_H, FWD_NOT_CARRIED))
-def forward_velocity(ctx, forward_pass):
+def check_forward_v(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
-        call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
-        V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"), call=call)
-        ctx.expect_close(f"V ({model.n}, 6)", V, trace.V, call=call,
+        V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
+        ctx.expect_close(f"V ({model.n}, 6)", V, trace.V,
                          hint="V_i^0 = qd_i s_i^0 + H_i^-1 V_(i-1)^0 with H_i^-1 = Ad(exp(-q_i s_i^0)), V_(-1) = 0")
 
 
 @EXERCISE.check("poe-forward-a", points=1, functions=("forward_pass",),
                 title="forward pass: accelerations with gravity folded in",
                 variants=(FWD_H, BRACKET_DROPPED, BRACKET_SWAPPED, FWD_GRAVITY_SIGN))
-def forward_acceleration(ctx, forward_pass):
+def check_forward_a(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
-        call = f"forward_pass(S0, q, qd, qdd, gravity) on a random {model.n}-link chain"
-        _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"), call=call)
-        ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g, call=call,
+        _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
+        ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g,
                          hint="start from [0; -g]; then qdd_i s_i^0 + qd_i [V_i^0, s_i^0] + H_i^-1 (previous), "
                               "with [x, y] = ad(x) y")
 
@@ -340,15 +334,15 @@ _EARLIER = ("home_frames", "joint_adjoint", "forward_pass")
 
 @EXERCISE.check("poe-rnea-chain", points=2, functions=("rnea_poe",), helpers=_EARLIER,
                 title="rnea_poe on random chains", variants=RNEA_POE_MISTAKES)
-def rnea_chain(ctx, rnea_poe, *earlier):
+def check_rnea_chain(ctx, rnea_poe, *earlier):
     rods = samples.planar_2link()                              # [RNE05]: two horizontal 1 m / 1 kg rods
     cases = [(rods, to_poe(rods), (np.zeros(2), np.zeros(2), np.zeros(2)), np.array([0.0, -10.0, 0.0]))]
     for _ in range(3):
-        model, lists = random_chain(ctx)
+        model, lists = random_poe_chain(ctx)
         cases.append((model, lists, random_state(ctx, model), random_gravity(ctx)))
     for model, lists, (q, qd, qdd), g in cases:
         call = f"rnea_poe(M_list, G_list, S_list, q, qd, qdd, gravity) on {model.name!r} (n = {model.n})"
-        with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, qd, qdd, g)):
+        with ctx.suspects(*_helper_suspects(ctx, *earlier, model, lists, q, qd, qdd, g)):
             got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
             ctx.expect_close(f"tau ({model.n},)", got, rnea(model, q, qd, qdd, gravity=g), call=call,
                              hint="Q_i^0 = N_i^0 Vd_g_i + ad_dual(V_i^0) N_i^0 V_i^0; inward: tau_i = P_i^0 . s_i^0, "
@@ -357,14 +351,14 @@ def rnea_chain(ctx, rnea_poe, *earlier):
 
 @EXERCISE.check("poe-rnea-ur5", points=1, functions=("rnea_poe",), helpers=_EARLIER,
                 title="rnea_poe on the UR5 (Modern Robotics' Mlist, Glist, Slist)", variants=RNEA_POE_MISTAKES)
-def rnea_ur5(ctx, rnea_poe, *earlier):
+def check_rnea_ur5(ctx, rnea_poe, *earlier):
     ur5 = samples.ur5()
     lists = to_poe(ur5, ur5.frame("ee").T)
     g = np.array([0.0, 0.0, -9.81])
     cases = [UR5_STATE] + [random_state(ctx, ur5) for _ in range(2)]
     for q, qd, qdd in cases:
         call = "rnea_poe(Mlist, Glist, Slist, q, qd, qdd, gravity=(0, 0, -9.81)) on the UR5"
-        with ctx.suspects(*helper_suspects(ctx, *earlier, ur5, lists, q, qd, qdd, g)):
+        with ctx.suspects(*_helper_suspects(ctx, *earlier, ur5, lists, q, qd, qdd, g)):
             got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
             ctx.expect_close("tau (6,)", got, rnea(ur5, q, qd, qdd), call=call)
 
@@ -372,19 +366,18 @@ def rnea_ur5(ctx, rnea_poe, *earlier):
 @EXERCISE.check("poe-rnea-identities", points=1, functions=("rnea_poe",), helpers=_EARLIER,
                 title="rnea_poe against Jacobian-transpose gravity and the CRBA mass matrix",
                 variants=RNEA_POE_AT_REST_MISTAKES)
-def rnea_identities(ctx, rnea_poe, *earlier):
-    model, lists = random_chain(ctx, 3, 6)
+def check_rnea_identities(ctx, rnea_poe, *earlier):
+    model, lists = random_poe_chain(ctx, 3, 6)
     q = ctx.rng.uniform(-np.pi, np.pi, model.n)
     g = random_gravity(ctx)
     zero = np.zeros(model.n)
-    with ctx.suspects(*helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
-        ctx.expect_close(f"tau ({model.n},)", ctx.call(rnea_poe, *lists, q, zero, zero, g),
+    with ctx.suspects(*_helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
+        ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(rnea_poe, *lists, q, zero, zero, g),
                          gravity_by_jacobians(model, q, g),
-                         call="rnea_poe(..., q, 0, 0, gravity): the gravity torques",
                          hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
     columns = [ctx.expect_shape(f"column {j} of M",
                                 ctx.call(rnea_poe, *lists, q, zero, np.eye(model.n)[j], np.zeros(3)),
-                                (model.n,), call=f"rnea_poe(..., q, 0, e_{j}, gravity=0)") for j in range(model.n)]
+                                (model.n,)) for j in range(model.n)]
     ctx.expect_close("M = [rnea_poe(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
                      call=f"the mass matrix of a random {model.n}-link chain, column by column",
                      hint="with qd = 0 and no gravity, the torques for qdd = e_j are column j of M(q)")
@@ -511,40 +504,37 @@ def _closed_form_a(ctx, mass_matrix_closed_form, models):
     for model in models:
         q = random_state(ctx, model)[0]
         s, N, parent = closed_form_inputs(model, q)
-        call = f"mass_matrix_closed_form(s, N, parent={parent}) on a random {model.n}-joint {'chain' if model.is_chain else 'tree'}"
         A = ctx.expect_shape(f"A ({model.n}, {model.n})", ctx.call(mass_matrix_closed_form, s, N, parent),
-                             (model.n, model.n), call=call)
-        ctx.expect_close("A − Aᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), call=call, hint=_A_HINT)
-        ctx.expect_close("A (the CRBA's mass matrix)", A, crba(model, q), call=call, hint=_A_HINT)
+                             (model.n, model.n))
+        ctx.expect_close("A − Aᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), hint=_A_HINT)
+        ctx.expect_close("A (the CRBA's mass matrix)", A, crba(model, q), hint=_A_HINT)
 
 
 @EXERCISE.check("poe-closed-a-chain", points=1, functions=("mass_matrix_closed_form",),
                 title="closed form: A from the space-frame screws and inertias is the CRBA's mass matrix (chains)",
                 variants=(A_ROW_ONLY, A_OWN_LINK))
-def closed_a_chain(ctx, mass_matrix_closed_form):
+def check_closed_a_chain(ctx, mass_matrix_closed_form):
     _closed_form_a(ctx, mass_matrix_closed_form, [random_model(ctx, tree=False) for _ in range(3)])
 
 
 @EXERCISE.check("poe-closed-a-tree", points=1, functions=("mass_matrix_closed_form",),
                 title="closed form: A on trees (the links carried by both joints)",
                 variants=(A_ROW_ONLY, A_OWN_LINK, A_BY_INDEX))
-def closed_a_tree(ctx, mass_matrix_closed_form):
+def check_closed_a_tree(ctx, mass_matrix_closed_form):
     _closed_form_a(ctx, mass_matrix_closed_form, [random_tree(ctx) for _ in range(3)])
 
 
 @EXERCISE.check("poe-closed-b", points=2, functions=("velocity_coefficients",),
                 title="closed form: the symmetric part of B is the Christoffel symbols (chains and trees)",
                 variants=(B_BRACKET_ORDER, B_NO_FIRST, B_NO_SECOND, B_SECOND_SWAPPED, B_BY_INDEX, B_FIRST_BY_INDEX))
-def closed_b(ctx, velocity_coefficients):
+def check_closed_b(ctx, velocity_coefficients):
     for model in [random_model(ctx, tree=False) for _ in range(2)] + [random_tree(ctx) for _ in range(2)]:
         q, qd, _ = random_state(ctx, model)
         s, N, parent = closed_form_inputs(model, q)
         n = model.n
-        call = (f"velocity_coefficients(s, N, parent={parent}) on a random {n}-joint "
-                f"{'chain' if model.is_chain else 'tree'}")
-        B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n), call=call)
+        B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n))
         ctx.expect_close("½ (B_ikl + B_ilk) (the Christoffel symbols Γ_ikl)", 0.5 * (B + B.transpose(0, 2, 1)),
-                         christoffel(model, q), call=call,
+                         christoffel(model, q),
                          hint="B_ikl = s_iᵀ N̄_max(i,l) [s_k, s_l] (only when joint k carries joint l: k < l on a chain) "
                               "+ s_kᵀ N̄_max(i,k,l) [s_i, s_l]; [x, y] = ad(x) y; on a tree N̄ sums the subtree of "
                               "the deepest joint, 0 off one path")

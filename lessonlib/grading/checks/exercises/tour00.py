@@ -22,7 +22,9 @@ import numpy as np
 from lessonlib import samples, so3
 from lessonlib.dynamics import gravity_torques
 from lessonlib.dynamics.energy import potential_energy
+from .. import display
 from ..checker import Exercise
+from ._common import expect_bool
 
 EXERCISE = Exercise(
     "tour00", notebook="00_tour.ipynb", title="Lesson 00 — warm-up: rotations and holding torques",
@@ -64,16 +66,6 @@ def random_rotation(ctx):
     return so3.exp(ctx.rng.normal(size=3) * ctx.rng.uniform(0.3, 1.0))
 
 
-
-def as_bool(ctx, value, what, call):
-    """A student's True/False (bool, or the integers 0/1), else a readable failure."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    ctx.fail(f"{what}: expected True or False, got {value!r}", call=call)
-
-
 def _rotation_cases(ctx):
     """(label, R, tol): rotations, near-rotations and clear non-rotations, in a random order."""
     R = [random_rotation(ctx) for _ in range(6)]
@@ -97,7 +89,7 @@ def _rotation_cases(ctx):
 
 @EXERCISE.check("tour-rotation-error", points=1, functions=("rotation_check",),
                 title="rotation_check: the orthogonality error max|RᵀR − I|")
-def rotation_error(ctx, rotation_check):
+def check_rotation_error(ctx, rotation_check):
     for label, R, tol in _rotation_cases(ctx):
         call = f"rotation_check(R, tol={tol:g}) with R = {label}"
         error, _ = ctx.expect_tuple(ctx.call(rotation_check, R, tol=tol), ("error", "ok"), call=call,
@@ -111,12 +103,12 @@ def rotation_error(ctx, rotation_check):
 
 @EXERCISE.check("tour-rotation-verdict", points=1, functions=("rotation_check",),
                 title="rotation_check: the verdict RᵀR = I within tol and det R = +1")
-def rotation_verdict(ctx, rotation_check):
+def check_rotation_verdict(ctx, rotation_check):
     for label, R, tol in _rotation_cases(ctx):
         call = f"rotation_check(R, tol={tol:g}) with R = {label}"
         _, ok = ctx.expect_tuple(ctx.call(rotation_check, R, tol=tol), ("error", "ok"), call=call,
                                     hint="end the function with: return error, ok")
-        ok = as_bool(ctx, ok, "ok", call)
+        ok = expect_bool(ctx, ok, "ok", call=call)
         expected = is_rotation_reference(R, tol)
         if ok != expected:
             ctx.fail(f"ok: expected {expected}, got {ok}", call=call,
@@ -127,30 +119,28 @@ def rotation_verdict(ctx, rotation_check):
 
 @EXERCISE.check("tour-holding", points=1, functions=("static_holding_torque",),
                 title="static_holding_torque on [SWC16]'s and [RNE05]'s arms")
-def holding(ctx, static_holding_torque):
+def check_holding(ctx, static_holding_torque):
     arm7 = samples.seed002_7dof()
     cases = [(arm7, Q_SHOW), (arm7, ctx.rng.uniform(-np.pi, np.pi, 7)),
              (samples.planar_2link(), np.zeros(2)), (samples.planar_2link(), ctx.rng.uniform(-np.pi, np.pi, 2))]
     for model, q in cases:
-        call = f"static_holding_torque({model.name}, q = {np.round(q, 3).tolist()})"
-        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q), call=call,
+        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q),
                          hint="at rest the motors only cancel gravity: tau = g(q), the library's gravity_torques")
 
 
 @EXERCISE.check("tour-holding-gravity", points=1, functions=("static_holding_torque",),
                 title="static_holding_torque on random arms, with another gravity")
-def holding_gravity(ctx, static_holding_torque):
+def check_holding_gravity(ctx, static_holding_torque):
     g_tilted = ctx.rng.normal(size=3)
     g_tilted *= ctx.rng.uniform(5.0, 15.0) / np.linalg.norm(g_tilted)
     for label, gravity in (("the Moon's", np.array([0.0, 0.0, -1.62])), ("a tilted", g_tilted)):
         n = int(ctx.rng.integers(3, 7))
         model = samples.random_model(n, seed=int(ctx.rng.integers(2**31)), tree=True, prismatic=True)
         q = ctx.rng.uniform(-np.pi, np.pi, n)
-        call = (f"static_holding_torque(model, q, gravity={np.round(gravity, 3).tolist()}) "
+        call = (f"static_holding_torque(model, q, gravity={display.array(gravity)}) "
                 f"({label} gravity, a random {n}-body tree)")
         ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q, gravity=gravity),
                          holding_reference(model, q, gravity), call=call,
                          hint="pass the gravity on: gravity_torques(model, q, gravity=gravity)")
-        call = f"static_holding_torque(model, q) (default gravity, a random {n}-body tree)"
-        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q), call=call,
+        ctx.expect_close("tau (n,)", ctx.call(static_holding_torque, model, q), holding_reference(model, q),
                          hint="gravity=None means the model's own default gravity")

@@ -283,6 +283,22 @@ def rnea(model, q, qd, qdd, gravity=None):
         with _socket.create_connection(("127.0.0.1", 22), timeout=2):
             return True
 
+    def udp(host, port):                                               # Landlock does not cover UDP
+        with _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM) as s:
+            s.settimeout(2)
+            s.sendto(b"rnea?", (host, port))
+            return s.recv(100).decode()
+
+    def raw():
+        with _socket.socket(_socket.AF_INET, _socket.SOCK_RAW, _socket.IPPROTO_ICMP):
+            return True
+
+    def abstract(name):                                                # abstract Unix sockets: per network namespace
+        with _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM) as s:
+            s.settimeout(2)
+            s.connect("\0" + name)
+            return s.recv(100).decode()
+
     def judge_dir():
         return _json.dumps(_os.listdir(_os.path.dirname(_os.environ["LESSONLIB_JUDGE"][5:])))
 
@@ -310,6 +326,11 @@ def rnea(model, q, qd, qdd, gravity=None):
     attempt("ptrace_parent", ptrace)
     attempt("signal_parent", signal_parent)
     attempt("tcp_connect", tcp)
+    attempt("udp_loopback", lambda: udp("127.0.0.1", UDP_PORT))
+    attempt("udp_outside", lambda: udp("192.0.2.1", 53))
+    attempt("dns", lambda: _socket.getaddrinfo("pypi.org", 443) and True)
+    attempt("raw_socket", raw)
+    attempt("abstract_unix_socket", lambda: abstract(ABSTRACT))
     attempt("judge_socket_dir", judge_dir)
     attempt("other_runs", lambda: _json.dumps(_glob.glob("/tmp/lessonlib-*") + _os.listdir("/tmp")))
     attempt("mount_namespace", mount_namespace)
@@ -327,9 +348,62 @@ def rnea(model, q, qd, qdd, gravity=None):
 '''
 
 
+#: Where the test listens while the probe runs: a UDP port on the loopback and an abstract Unix
+#: socket, each answering with an (invented) answer — what a classmate's kernel or a helper the
+#: student controls would serve.
+UDP_PORT = 47311
+ABSTRACT = "lessonlib-classmate-answers"
+
+
 def probe_source(secret, mark):
     """The probing `rnea`: ``secret`` is a file outside the sandbox that holds ``mark``."""
-    return PROBE.replace("SECRET", repr(secret)).replace("MARK", repr(mark))
+    return (PROBE.replace("SECRET", repr(secret)).replace("MARK", repr(mark))
+            .replace("UDP_PORT", str(UDP_PORT)).replace("ABSTRACT", repr(ABSTRACT)))
+
+
+class Listeners:
+    """The UDP and abstract-socket servers of :data:`UDP_PORT` and :data:`ABSTRACT` (a context manager)."""
+
+    def __enter__(self):
+        import socket
+        import threading
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", UDP_PORT))
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind("\0" + ABSTRACT)
+        self.unix.listen()
+        self.heard = []
+
+        def serve_udp():
+            while True:
+                try:
+                    data, peer = self.udp.recvfrom(100)
+                except OSError:
+                    return
+                self.heard.append(("udp", data))
+                self.udp.sendto(b"LEAKED", peer)
+
+        def serve_unix():
+            while True:
+                try:
+                    conn, _ = self.unix.accept()
+                except OSError:
+                    return
+                self.heard.append(("unix", b""))
+                with conn:
+                    conn.sendall(b"LEAKED")
+        for target in (serve_udp, serve_unix):
+            threading.Thread(target=target, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        import socket
+        for s in (self.udp, self.unix):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
 
 
 def seen_by_probe(message):

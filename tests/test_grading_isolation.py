@@ -101,6 +101,7 @@ def graded(tmp_path_factory):
             "lie_groups01": ({}, None), "applications11": ({}, None),
             "fallback05": ({"classmate": True}, {confine.SWITCH: "none"})}
     start = time.monotonic()
+    listeners = attacks.Listeners().__enter__()          # a classmate serving answers over UDP and a Unix socket
     for label, (extra, env) in plan.items():
         exercise = "rnea05" if label == "fallback05" else label
         directory, out = tmp_path_factory.mktemp(f"{label}-subs"), tmp_path_factory.mktemp(f"{label}-out")
@@ -111,6 +112,8 @@ def graded(tmp_path_factory):
         out = batches[label]["out"]
         results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else {}
         batches[label].update(returncode=proc.returncode, stderr=stderr, results=results)
+    listeners.__exit__(None, None, None)
+    batches["heard"] = listeners.heard
     batches["elapsed"] = time.monotonic() - start
     batches["numpy_unchanged"] = _digest(numpy.__file__) == numpy_before
     return batches
@@ -314,6 +317,9 @@ def test_the_probe_found_every_channel_closed(graded):
     assert seen["hardlink"] in ("EXDEV", "EACCES") and seen["open"] == seen["openat_syscall"] == "EACCES"
     assert seen["tcp_connect"] == "EACCES" and seen["ptrace_parent"] == "EPERM"
     if "a private read-only root" in graded["rnea05"]["stderr"]:      # namespaces: a world of its own
+        assert seen["udp_loopback"] == seen["udp_outside"] == "ENETUNREACH" and graded["heard"] == []
+        assert seen["abstract_unix_socket"] == "ECONNREFUSED" and seen["raw_socket"] in ("EPERM", "EACCES")
+        assert seen["dns"] != "ok"
         assert seen["write_installed_package"] == seen["write_sandbox_library"] == "EROFS"
         assert seen["signal_parent"] == "ESRCH" and seen["setuid"] == "EINVAL"          # no grader, no root
         assert seen["proc_parent_cmdline"] == seen["proc_self_root"] == "ENOENT"

@@ -9,13 +9,14 @@ import csv
 import html
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
 import nbformat
 import pytest
 
-from lessonlib.grading.report import classreport, gradebook
+from lessonlib.grading.report import classreport, gradebook, reports
 from lessonlib.grading.report.results import CheckResult, SubmissionResult
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -52,16 +53,59 @@ def test_gradebook_columns_and_values(tmp_path):
     assert rows[1] == ["bob", str(b), 10, 10, 2, 3, 5, ""]
 
 
-def test_student_id_literal_beats_folder_beats_file_name(tmp_path):
+def test_student_id_folder_beats_literal_beats_file_name(tmp_path):
+    """The LMS chose the folder; the student typed the literal: the folder wins, a disagreement is flagged."""
     lit = touch(tmp_path / "dora" / "05_rnea.ipynb")
     folder = touch(tmp_path / "Erik Berg_4711_assignsubmission_file_" / "05_rnea.ipynb")
     shared1 = touch(tmp_path / "group" / "fay_05.ipynb")          # two in one folder: not a per-student folder
     shared2 = touch(tmp_path / "group" / "gus_05.ipynb")
     flat = touch(tmp_path / "hal_05_rnea.ipynb")
     rs = [result(lit, [2, 3, 5], student_id="s1234567"), result(folder, [2, 3, 5]),
-          result(shared1, [2, 3, 5]), result(shared2, [2, 3, 5]), result(flat, [2, 3, 5])]
-    ids = gradebook.student_ids(rs, roots=[tmp_path])
-    assert ids == ["s1234567", "Erik Berg_4711_assignsubmission_file_", "fay_05", "gus_05", "hal_05_rnea"]
+          result(shared1, [2, 3, 5], student_id="s7654321"), result(shared2, [2, 3, 5]), result(flat, [2, 3, 5])]
+    rs[3].id_source = rs[4].id_source = "file"
+    assert gradebook.identities(rs, roots=[tmp_path]) == [
+        ("dora", "the notebook says student_id 's1234567', its folder 'dora' (the folder's id is used)"),
+        ("Erik Berg_4711_assignsubmission_file_", ""), ("s7654321", ""),
+        ("gus_05", "student_id not filled in: the file name is used"),
+        ("hal_05_rnea", "student_id not filled in: the file name is used")]
+    header, rows = gradebook.gradebook_rows(rs, roots=[tmp_path])
+    review = [row[header.index("needs_review")] for row in rows]
+    assert review[0] == "the notebook says student_id 's1234567', its folder 'dora' (the folder's id is used)"
+    assert review[1] == review[2] == "" and review[3].startswith("student_id not filled in")
+
+
+def test_no_gradebook_cell_is_a_formula_and_no_terminal_line_is_forged(tmp_path):
+    """OWASP's CSV injection list (= + - @ tab CR), and names with newlines on the terminal."""
+    subs = [touch(tmp_path / name) for name in ("-1+1.ipynb", "=HYPERLINK(1).ipynb", "@SUM(A1).ipynb",
+                                                 "ok\nalice.ipynb  12 of 12 passed 11.ipynb")]
+    rs = [result(p, [0, 0, 0], student_id=sid) for p, sid in zip(subs, ["-1+1", "=1+2", "+1", "\tx"])]
+    header, rows = gradebook.gradebook_rows(rs)
+    cells = [c for row in rows for c in row if isinstance(c, str)]
+    assert cells and not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert rows[0][0] == "'-1+1" and rows[1][0] == "'=1+2"
+    reports.write_csv(rs, tmp_path / "checks.csv")
+    with open(tmp_path / "checks.csv", newline="") as fh:
+        assert not [c for row in csv.reader(fh) for c in row if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    table = reports.summary_table(rs)
+    assert len(table.splitlines()) == 1 + len(rs)                       # one line per submission, no more
+    assert "ok\\nalice.ipynb  12 of 12 passed 11.ipynb" in table
+
+
+def test_feedback_files_never_collide(tmp_path):
+    names = ["h1_honest.ipynb", "h1~honest.ipynb", "h1 honest.ipynb", "H1_HONEST.ipynb", "a/b.ipynb", "a_b.ipynb"]
+    files = reports.feedback_names(names)
+    assert files["a_b.ipynb"] == "a_b.md" and files["h1~honest.ipynb"].startswith("h1_honest-")   # clean ones stay
+    assert len({f.lower() for f in files.values()}) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9._#-]+\.md", f) for f in files.values())
+    # a student who names a file after the hashed name of a classmate's still gets a file of their own
+    taken = files["h1~honest.ipynb"].removesuffix(".md") + ".ipynb"
+    again = reports.feedback_names(["h1~honest.ipynb", taken])
+    assert len(set(again.values())) == 2
+    rs = [result(tmp_path / n.replace("/", "_"), [2, 3, 5]) for n in names]
+    for r, n in zip(rs, names):
+        r.submission = n
+    written = reports.write_feedback(rs, tmp_path / "feedback")
+    assert len(set(written)) == len(names) == len(os.listdir(tmp_path / "feedback"))
 
 
 def test_files_given_one_by_one_use_their_file_names(tmp_path):

@@ -34,14 +34,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import copydetect
+from . import copydetect, wording
 from .checks.checker import load_exercise
 from .kernel import confine, namespaces
 from .kernel.limits import LIMITS, THREADS_ENV
 from .kernel.limits import describe as limits_describe
-from .notebook import SubmissionError, imported_modules, read_submission
+from .notebook import SubmissionError, imported_modules, open_regular, read_submission
 from .processes import clean_env
 from .report.results import CheckResult, SubmissionResult, all_checks
+from .reader import screened
 from .run import graded_run
 from .sandbox import build_library, confinement_policy, kernel_view, zygote_command
 from .screening import flags_of
@@ -199,29 +200,58 @@ def prepare(reference, options, *, denied=()):
     return Shared(exercise, targets, root, sandbox, policy, view, walls, denied, zygotes=zygotes)
 
 
+def _read_and_screen(path, reference, targets):
+    """Read: the answers and the student id (never run); screen: copies of library code, flags. In the reader's fork."""
+    submission = read_submission(path, reference)
+    copies = copydetect.find_copies(submission.answers, targets)
+    return submission, copies, flags_of(submission.answers)
+
+
+def voided(result):
+    """Whether a result is the grader's failure, not a grade (``grader-error``): graded again, never recorded."""
+    return any(c.status == "grader-error" for c in result.checks.values())
+
+
 def grade_submission(reference, path, options=None, *, name=None, shared=None):
     """Grade one submission against ``reference`` (:func:`~.notebook.load_reference`).
 
     ``shared``: a batch's :func:`prepare` (made and removed here if not given). Returns a
-    :class:`~.verdict.SubmissionResult` whatever the submission does.
+    :class:`~.report.results.SubmissionResult` whatever the submission does. A run that failed on
+    the grader's side (:func:`voided`: the judge, nbval, the reader, the walls) is graded once more;
+    if it fails again its checks stay ``grader-error``.
     """
     options = options or Options()
     start = time.monotonic()
-    name = name or os.path.basename(path)
-    result = SubmissionResult(name, os.fspath(path))
     own = shared is None
     try:
         shared = shared or prepare(reference, options, denied=[path])
+        result = _grade_once(reference, path, options, name, shared)
+        if voided(result) and not shared.abort.is_set():
+            first = result.error
+            result = _grade_once(reference, path, options, name, shared)
+            result.flags.append(f"graded twice: the grader's first run failed ({first.splitlines()[0][:200]})"
+                                if first else "graded twice: the grader's first run failed")
+    finally:
+        if own and shared is not None:
+            shared.close()
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _grade_once(reference, path, options, name, shared):
+    name = name or os.path.basename(path)
+    result = SubmissionResult(name, os.fspath(path))
+    try:
         result.protection = shared.protection
-        try:                                                                    # read
-            submission = read_submission(path, reference)
+        try:                                                                    # read and screen (a fork)
+            submission, copies, flags = screened(_read_and_screen, path, reference, shared.targets)
         except SubmissionError as exc:
             result.checks = all_checks(reference, "unreadable", str(exc))
             result.error = str(exc)
             return result
-        result.student_id, result.notes = submission.student_id, list(submission.notes)
-        copies = copydetect.find_copies(submission.answers, shared.targets)   # screen
-        result.flags = flags_of(submission.answers) + [
+        result.student_id, result.id_source, result.notes = submission.student_id, submission.id_source, \
+            list(submission.notes)
+        result.flags = flags + [
             f"answer cell {c.cell!r}: {c.function} is {c.ratio:.0%} identical to {c.target}" for c in copies]
         run = graded_run(reference, shared.exercise, submission, options, shared)   # run
         result.interrupted = run.interrupted
@@ -233,11 +263,8 @@ def grade_submission(reference, path, options=None, *, name=None, shared=None):
     except Exception as exc:                              # the grader's own failure: report, go on
         result.error = f"{type(exc).__name__}: {exc}"
         for c in reference.checks:
-            result.checks.setdefault(c.id, CheckResult(c.id, 0, c.points, "grader-error", result.error))
-    finally:
-        if own and shared is not None:
-            shared.close()
-        result.seconds = time.monotonic() - start
+            result.checks.setdefault(c.id, CheckResult(c.id, 0, c.points, "grader-error",
+                                                       wording.run_failure("lost")))
     return result
 
 
@@ -247,16 +274,21 @@ def find_submissions(paths, reference_path=None):
     The name is the file name; when two submissions share a file name, their paths (relative to the
     directory given on the command line, or as given for a file) are used instead. The reference is
     skipped when a directory scan finds it, and graded when it is named explicitly (a sanity check
-    that should score full marks).
+    that should score full marks). A directory scan never follows a symbolic link into another
+    directory; an ``.ipynb`` entry that is not a regular file (a symlink, a FIFO, a device) is listed,
+    and reading it gives that submission a clear ``unreadable`` (:func:`~.notebook.open_regular`).
     """
     ref = os.path.realpath(reference_path) if reference_path else None
     found = []
     for p in paths:
         p = Path(p)
-        if p.is_dir():
-            for f in sorted(p.rglob("*.ipynb")):
-                if ".ipynb_checkpoints" not in f.parts and os.path.realpath(f) != ref:
-                    found.append((f, f.relative_to(p)))
+        if p.is_dir() and not p.is_symlink():
+            for top, dirs, files in os.walk(p):          # never follows a symlinked directory
+                dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints")
+                for f in sorted(files):
+                    f = Path(top) / f
+                    if f.suffix == ".ipynb" and (f.is_symlink() or os.path.realpath(f) != ref):
+                        found.append((f, f.relative_to(p)))
         else:
             found.append((p, p))
     counts = {}
@@ -279,15 +311,20 @@ KEYED_OPTIONS = ("cell_timeout", "timeout", "confinement", "limits")
 _HERE = Path(__file__).resolve().parent
 
 
-def file_hash(path, limit=None):
-    """The sha256 of a file, read in blocks (``"unreadable"`` if it cannot be read)."""
+def file_hash(path, *, submission=False):
+    """The sha256 of a file, read in blocks (``"unreadable"`` if it cannot be read).
+
+    ``submission``: only a regular file within the size limit is read, never through a symlink
+    (:func:`~.notebook.open_regular`; a device or a FIFO is never opened for reading).
+    """
     h = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-    except OSError:
+        fh = os.fdopen(open_regular(path), "rb") if submission else open(path, "rb")
+    except (OSError, SubmissionError):
         return "unreadable"
+    with fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
     return h.hexdigest()
 
 
@@ -311,7 +348,7 @@ def reference_key(reference, options):
 
 def submission_key(path, batch_key):
     """The key of one submission's record: its bytes and the batch's key."""
-    return hashlib.sha256(f"{file_hash(path)}|{batch_key}".encode()).hexdigest()
+    return hashlib.sha256(f"{file_hash(path, submission=True)}|{batch_key}".encode()).hexdigest()
 
 
 class Interrupted(Exception):
@@ -357,8 +394,8 @@ def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, 
                    file=sys.stderr)
     pool, futures, recorded = ThreadPoolExecutor(max_workers=max(1, int(jobs))), {}, set()
 
-    def record(i):
-        if records is not None and i not in recorded and not results[i].interrupted:
+    def record(i):                                         # a grader's failure is never kept: a rerun grades it
+        if records is not None and i not in recorded and not results[i].interrupted and not voided(results[i]):
             records.put(submissions[i][0], keys[i], results[i])
             recorded.add(i)
 

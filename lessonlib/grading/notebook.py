@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 
 import nbformat
@@ -194,20 +196,54 @@ class Submission:
     student_id: str
     ignored_cells: int = 0
     notes: list = field(default_factory=list)
+    id_source: str = "notebook"         # or "file": the student_id literal is missing or a placeholder
+
+
+def open_regular(path):
+    """A read-only descriptor of ``path`` if it is a regular file no larger than the limit, else SubmissionError.
+
+    The last component is never followed if it is a symlink, and a FIFO or device is never read
+    (``O_NONBLOCK`` keeps the open itself from waiting on a FIFO).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:                             # a symlink
+            raise SubmissionError("the submission is a symbolic link, not a notebook file; submit the file "
+                                  "itself") from None
+        raise SubmissionError(f"cannot read the file: {exc.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise SubmissionError("the submission is not a regular file (a device, a pipe or a socket); submit the "
+                              "notebook file itself")
+    if info.st_size > MAX_NOTEBOOK_BYTES:
+        os.close(fd)
+        raise SubmissionError(f"the file is {info.st_size / 2**20:.0f} MB; notebooks over "
+                              f"{MAX_NOTEBOOK_BYTES // 2**20} MB are not graded (clear the outputs and resubmit)")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_regular(path):
+    """The bytes of a regular file (:func:`open_regular`), never more than the limit."""
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:                         # it grew after the check
+        raise SubmissionError(f"notebooks over {MAX_NOTEBOOK_BYTES // 2**20} MB are not graded")
+    return data
 
 
 def read_json_notebook(path):
-    """A submission as plain JSON (no nbformat validation, sizes bounded); SubmissionError if unusable."""
+    """A submission as plain JSON (no nbformat validation, sizes bounded); SubmissionError if unusable.
+
+    Only a regular file is read, its size checked before a byte is read (:func:`read_regular`);
+    the grader calls this in a fork with its own limits (:func:`.reader.screened`).
+    """
+    raw = read_regular(path)
     try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise SubmissionError(f"cannot read the file: {exc}") from None
-    if size > MAX_NOTEBOOK_BYTES:
-        raise SubmissionError(f"the file is {size / 2**20:.0f} MB; notebooks over "
-                              f"{MAX_NOTEBOOK_BYTES // 2**20} MB are not graded (clear the outputs and resubmit)")
-    try:
-        with open(path, "rb") as fh:
-            data = json.loads(fh.read().decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise SubmissionError(f"not a Jupyter notebook (invalid JSON: {str(exc)[:200]})") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
@@ -262,8 +298,12 @@ def read_submission(path, reference):
         notes.append(f"{ignored} code cell(s) you added outside the answer cells were not run: "
                      "put all your code in the answer cells")
     first = answers[reference.answers[0][0]] if reference.answers else ""
-    sid = parse_student_id(first) or file_student_id(path)
-    return Submission(os.fspath(path), answers, sid, ignored, notes)
+    literal = parse_student_id(first)
+    if literal is None and reference.answers:
+        notes.append("your notebook's student_id is not filled in (first answer cell): fill it in so that your "
+                     "grade reaches you")
+    return Submission(os.fspath(path), answers, literal or file_student_id(path), ignored, notes,
+                      "notebook" if literal else "file")
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ BATCH_KEYS = ("lib", "site", "denied", "denied_prefixes", "output_limit")
 #: Top-level packages a zygote may import ahead of the kernels (no import-time side effect that
 #: depends on a run: matplotlib, for one, fixes its configuration directory when imported).
 PRELOADABLE = ("numpy", "scipy", "sympy", "lessonlib")
+_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -207,10 +208,12 @@ def _walls(config, connection_file):
 
 def _kernel(config, connection_file):
     """The kernel, a child of its keeper (and the first process of its PID namespace)."""
-    try:
-        os.setpgid(0, 0)                                  # its own group: interrupts reach it and what it spawns
-    except OSError:
-        pass
+    try:                                                  # its own session and group: interrupts reach it and
+        os.setsid()                                       # what it spawns, and the scheduler's autogroup gives
+    except OSError:                                       # all of it one share of the CPU beside its classmates
+        os.setpgid(0, 0)
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)   # no keeper, no kernel
     _walls(config, connection_file)
     if "numpy" in sys.modules:                            # a fresh process seeds numpy from the OS; so does a fork
         sys.modules["numpy"].random.seed()

@@ -4,13 +4,19 @@ Columns, in this order::
 
     student_id, submission, total, max, <one column per check id: the points it earned>, needs_review
 
-* ``student_id`` — the literal ``student_id = "..."`` of the submission's first answer cell; else,
-  when the submissions are laid out one folder per student (an LMS download: ``alice/05_rnea.ipynb``,
-  ``bob/05_rnea.ipynb``), the name of the student's folder; else the file name without ``.ipynb``.
+* ``student_id`` — when the submissions are laid out one folder per student (an LMS download:
+  ``alice/05_rnea.ipynb``, ``bob/05_rnea.ipynb``), the name of the student's folder, which the
+  learning system chose (a notebook whose ``student_id`` says otherwise is flagged for review);
+  else the literal ``student_id = "..."`` of the submission's first answer cell; else the file name
+  without ``.ipynb`` (flagged: the student never filled in the id).
 * ``submission`` — the notebook's path as the grader found it.
 * ``needs_review`` — empty, or the reasons an instructor should look before the grade is final
   (points withheld for review, a forged or mismatched verdict, the grader's own failure, two
-  submissions with the same student id — both rows are kept).
+  submissions with the same student id — both rows are kept —, an id the notebook and its folder
+  disagree on, or one never filled in).
+
+Every text cell that a spreadsheet would read as a formula (starting with ``= + - @``, a tab or a
+carriage return) starts with a ``'``, as spreadsheets expect.
 
 The file is UTF-8 CSV with a header row: it opens as it is in a spreadsheet and imports as it is
 into an LMS gradebook (see the grading README for Moodle's "Import grades from CSV" mapping).
@@ -21,7 +27,7 @@ import csv
 import os
 from pathlib import Path
 
-from .results import file_student_id
+from .results import file_student_id, inert
 
 #: The columns before and after the per-check columns.
 LEADING_COLUMNS = ("student_id", "submission", "total", "max")
@@ -53,11 +59,13 @@ def _root_of(path, roots):
     return best
 
 
-def student_ids(results, roots=()):
-    """The ``student_id`` of each result (a list, in order), by the rule in the module docstring.
+def identities(results, roots=()):
+    """``[(student_id, note)]`` of each result, in order, by the rule in the module docstring.
 
     ``roots``: the files and directories given to the grader (to tell a student's folder from the
-    directory that holds the whole class).
+    directory that holds the whole class). The LMS folder is authoritative: the learning system
+    put the file there, the student typed the literal. ``note`` is empty, or why an instructor should
+    look: the notebook's ``student_id`` disagrees with its folder, or it was never filled in.
     """
     folders = []
     for r in results:
@@ -68,16 +76,25 @@ def student_ids(results, roots=()):
     for f in folders:
         if f is not None:
             per_folder[f] = per_folder.get(f, 0) + 1
-    ids = []
+    out = []
     for r, folder in zip(results, folders):
-        literal = r.student_id and r.student_id != file_student_id(r.path)
-        if literal:
-            ids.append(r.student_id)
-        elif folder is not None and per_folder[folder] == 1 and _control_free(folder):
-            ids.append(_control_free(folder))
+        from_file = file_student_id(r.path)
+        literal = r.student_id if r.student_id and r.student_id != from_file else ""
+        folder = _control_free(folder) if folder is not None and per_folder[folder] == 1 else ""
+        if folder:
+            note = (f"the notebook says student_id {literal!r}, its folder {folder!r} (the folder's id is used)"
+                    if literal and literal != folder else "")
+            out.append((folder, note))
+        elif literal:
+            out.append((literal, ""))
         else:
-            ids.append(file_student_id(r.path))
-    return ids
+            out.append((from_file, "student_id not filled in: the file name is used" if r.id_source == "file" else ""))
+    return out
+
+
+def student_ids(results, roots=()):
+    """The ``student_id`` of each result (a list, in order): :func:`identities` without the notes."""
+    return [sid for sid, _ in identities(results, roots)]
 
 
 def review_reasons(result):
@@ -103,27 +120,23 @@ def check_columns(results):
     return columns
 
 
-def _inert(value):
-    """A text cell a spreadsheet will not run as a formula (a leading ``= + @``, tab or CR is quoted)."""
-    return f"'{value}" if isinstance(value, str) and value[:1] in ("=", "+", "@", "\t", "\r") else value
-
-
 def gradebook_rows(results, roots=()):
     """``(header, rows)`` of the gradebook; each row a list of plain values."""
     checks = check_columns(results)
-    ids = student_ids(results, roots)
+    found = identities(results, roots)
+    ids = [sid for sid, _ in found]
     owners = {}
     for sid, r in zip(ids, results):
         owners.setdefault(sid, []).append(r.path)
     header = [*LEADING_COLUMNS, *checks, *TRAILING_COLUMNS]
     rows = []
     for sid, r in zip(ids, results):
-        reasons = review_reasons(r)
+        reasons = review_reasons(r) + [note for note in [found[len(rows)][1]] if note]
         others = [p for p in owners[sid] if p != r.path]
         if others:
             reasons.append(f"student id {sid!r} also used by {', '.join(others)}")
         points = [r.checks[c].points if c in r.checks else "" for c in checks]
-        rows.append([_inert(sid), _inert(r.path), r.total, r.max, *points, _inert("; ".join(reasons))])
+        rows.append([inert(sid), inert(r.path), r.total, r.max, *points, inert("; ".join(reasons))])
     return header, rows
 
 
@@ -139,5 +152,5 @@ def write_gradebook(results, path, roots=()):
     return len(rows)
 
 
-__all__ = ["LEADING_COLUMNS", "TRAILING_COLUMNS", "REVIEW_STATUSES", "student_ids", "review_reasons",
+__all__ = ["LEADING_COLUMNS", "TRAILING_COLUMNS", "REVIEW_STATUSES", "identities", "student_ids", "review_reasons",
            "gradebook_rows", "write_gradebook"]

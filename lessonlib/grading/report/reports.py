@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
 
-from .results import STATUSES
+from .results import STATUSES, inert, shown
 
 CSV_COLUMNS = ("submission", "check", "points", "max_points", "status")
 
@@ -18,7 +19,7 @@ def write_csv(results, path):
         writer.writerow(CSV_COLUMNS)
         for r in results:
             for c in r.checks.values():
-                writer.writerow([r.submission, c.check, c.points, c.max_points, c.status])
+                writer.writerow([inert(r.submission), c.check, c.points, c.max_points, c.status])
 
 
 def write_json(results, path):
@@ -46,13 +47,35 @@ def feedback_markdown(result, *, title="", preview=False):
     return "\n".join(lines)
 
 
+def feedback_names(submissions):
+    """``{submission name: file name}`` of the feedback files, never two alike.
+
+    The name is the submission's with every character but ``A-Za-z0-9._#-`` replaced; a name that
+    had to change, or that another already took (compared without case, as some file systems do),
+    gets a short hash of the submission's own name: ``h1~honest.ipynb`` → ``h1_honest-3f2a9c1b.md``
+    beside ``h1_honest.md``.
+    """
+    names, taken = {}, set()
+    for sub in sorted(submissions, key=lambda n: (re.sub(r"[^A-Za-z0-9._#-]", "_", n) != n, n)):
+        stem = re.sub(r"[^A-Za-z0-9._#-]", "_", sub.removesuffix(".ipynb"))[:120]
+        name, n = stem, 0
+        if stem != sub.removesuffix(".ipynb"):
+            name = f"{stem}-{hashlib.sha256(sub.encode()).hexdigest()[:8]}"
+        while name.lower() in taken:
+            n += 1
+            name = f"{stem}-{hashlib.sha256(f'{sub}#{n}'.encode()).hexdigest()[:8]}"
+        taken.add(name.lower())
+        names[sub] = f"{name}.md"
+    return names
+
+
 def write_feedback(results, directory, *, title=""):
-    """One Markdown file per submission (``<name>.md``, path separators replaced)."""
+    """One Markdown file per submission (:func:`feedback_names`: two submissions, two files, always)."""
     os.makedirs(directory, exist_ok=True)
+    names = feedback_names([r.submission for r in results])
     paths = []
     for r in results:
-        stem = re.sub(r"[^A-Za-z0-9._#-]", "_", r.submission.removesuffix(".ipynb"))
-        p = os.path.join(directory, f"{stem}.md")
+        p = os.path.join(directory, names[r.submission])
         with open(p, "w", encoding="utf-8") as fh:
             fh.write(feedback_markdown(r, title=title))
         paths.append(p)
@@ -61,12 +84,12 @@ def write_feedback(results, directory, *, title=""):
 
 def summary_table(results):
     """A plain-text table of totals (for the terminal)."""
-    width = max([len(r.submission) for r in results] + [10])
+    width = max([len(shown(r.submission)) for r in results] + [10])
     rows = [f"{'submission':<{width}}  score   statuses"]
     for r in results:
         counts = {}
         for c in r.checks.values():
             counts[c.status] = counts.get(c.status, 0) + 1
-        rows.append(f"{r.submission:<{width}}  {r.total:>2}/{r.max:<3}  "
+        rows.append(f"{shown(r.submission):<{width}}  {r.total:>2}/{r.max:<3}  "
                     + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return "\n".join(rows)

@@ -19,6 +19,20 @@ def clean_student_id(text):
     return _STUDENT_ID.sub("_", text.strip())[:64]
 
 
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP's list: = + - @ tab CR).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert(value):
+    """A text cell a spreadsheet will not run as a formula (one starting with :data:`FORMULA_STARTS` gets a ``'``)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def shown(text):
+    """A submission's name or id for a terminal line: control characters and newlines escaped (``\\n``)."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
+
+
 def file_student_id(path):
     """The student id a submission gets from its file name (``alice_05.ipynb`` → ``alice_05``), sanitised."""
     return clean_student_id(os.path.splitext(os.path.basename(path))[0])
@@ -76,6 +90,7 @@ class SubmissionResult:
     seconds: float = 0.0
     protection: str = ""
     interrupted: bool = False       # the batch was stopped during this run: not a result to keep
+    id_source: str = ""             # "notebook" (its student_id literal) or "file" (not filled in: the file name)
 
     @property
     def total(self):

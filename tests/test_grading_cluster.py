@@ -119,3 +119,26 @@ def test_cluster_grades_equal_local_ones_even_when_a_worker_dies(cluster, tmp_pa
     assert len(list(records.glob("*.json"))) == len(names)
     rows = (cluster_out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 1 + len(names)
+
+
+def test_the_cluster_path_builds_nothing_here_and_ships_no_device(cluster, tmp_path, monkeypatch):
+    """One driver, two executors: with a scheduler the grader makes no sandbox and starts no fork server
+    (``prepare`` is forbidden here), a symlink or a FIFO gets its row without being read, a real one is graded."""
+    from lessonlib.grading import grader
+    from lessonlib.grading.cluster import grade_on_cluster
+    from lessonlib.grading.notebook import load_reference
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("prepare() ran on the grader's machine")
+    monkeypatch.setattr(grader, "prepare", forbidden)
+    solved = answers_of(ROOT / "solutions" / "05_rnea.ipynb")
+    _make(tmp_path, "a_solved", {k: v for k, v in solved.items() if k != "answer-student-id"})
+    os.symlink("/dev/zero", tmp_path / "zero.ipynb")
+    os.mkfifo(tmp_path / "fifo.ipynb")
+    subs = grader.find_submissions([tmp_path])
+    assert [n for n, _ in subs] == ["a_solved.ipynb", "fifo.ipynb", "zero.ipynb"]
+    results = grade_on_cluster(load_reference(ROOT / "solutions" / "05_rnea.ipynb"), subs, grader.Options(),
+                               scheduler=None, client=cluster["client"], progress=False)
+    assert [r.total for r in results] == [12, 0, 0]
+    assert {c.status for r in results[1:] for c in r.checks.values()} == {"unreadable"}
+    assert "symbolic link" in next(iter(results[2].checks.values())).message

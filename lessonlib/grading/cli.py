@@ -205,12 +205,16 @@ def main(argv=None):
         return _usage("no .ipynb submissions found")
     options = _options(args)
     outputs = [p for p in (args.out, args.json, args.feedback, args.gradebook, args.report) if p]
-    try:
-        shared = grader.prepare(reference, options, denied=[p for _, p in submissions] + outputs)
-    except RuntimeError as exc:
-        return _usage(str(exc))
-    print(f"lessonlib-grade: walls: {shared.protection}"
-          + (" (on this machine; each worker records its own in the JSON)" if args.scheduler else ""), file=sys.stderr)
+    shared = None
+    if args.scheduler:                                     # the workers build their own: nothing is built here
+        print("lessonlib-grade: walls: each worker's own (recorded per submission in the JSON's protection)",
+              file=sys.stderr)
+    else:
+        try:
+            shared = grader.prepare(reference, options, denied=[p for _, p in submissions] + outputs)
+        except RuntimeError as exc:
+            return _usage(str(exc))
+        print(f"lessonlib-grade: walls: {shared.protection}", file=sys.stderr)
     where = records_dir([args.gradebook, args.json, args.out, args.report, args.feedback])
     if where is not None and args.no_resume:
         shutil.rmtree(where, ignore_errors=True)
@@ -227,7 +231,8 @@ def main(argv=None):
     except grader.Interrupted as exc:
         results, interrupted = exc.results, True
     finally:
-        shared.close()
+        if shared is not None:
+            shared.close()
     wall = time.monotonic() - start
     _write(args, results, wall_seconds=wall)
     if interrupted:

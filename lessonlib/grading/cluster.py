@@ -8,8 +8,11 @@ resumable record as a local run. A worker that dies mid-task loses nothing: the 
 task to another worker (dask's ``allowed-failures``); a task that still fails gets a
 ``grader-error`` row, so the batch never loses one.
 
-Each worker keeps one sandbox per reference and options (:func:`~.grader.prepare`: the stripped
-library and the Landlock probe), made at its first task. Needs the optional extra ``.[cluster]``
+It is the same batch driver as a local run (:func:`~.grader.grade_batch`) with another executor
+(:class:`ClusterRuns`); the grader's machine builds no sandbox and starts no fork server. Each
+worker keeps one sandbox per reference and options (:func:`~.grader.prepare`: the stripped library,
+the walls' probes, its fork servers), made at its first task, and records its own walls in each
+result's ``protection``. Needs the optional extra ``.[cluster]``
 (``pip install lessonlib[cluster]``) on the grader and the workers, which must run the same
 lessonlib.
 """
@@ -25,7 +28,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from .notebook import MAX_NOTEBOOK_BYTES, load_reference
+from .notebook import load_reference, read_regular
 from .report.results import SubmissionResult, all_checks
 
 #: Times the scheduler may retry a task that raised (a worker's death is handled by the scheduler).
@@ -71,67 +74,61 @@ def _failed(reference, name, path, message):
     return result
 
 
-def grade_on_cluster(reference, submissions, options, *, scheduler, records=None, progress=True, client=None):
-    """Grade ``[(name, path)]`` as tasks on the dask scheduler at ``scheduler`` (``tcp://host:port``).
+class ClusterRuns:
+    """The dask executor of :func:`~.grader.grade_batch`: one task per submission, shipped as bytes.
 
-    Same contract as :func:`~.grader.grade_batch`: results in order, one per submission; current
-    records are reused and every new result is recorded as it arrives.
+    Nothing is built on the grader's machine: no sandbox, no fork servers — each worker makes its own
+    at its first task (:func:`_worker_shared`). A submission that is not a regular file within the
+    size limit is not shipped (:func:`~.notebook.read_regular`: the driver gives it an
+    ``unreadable`` row).
     """
-    from distributed import Client, as_completed          # noqa: PLC0415
-    from .grader import reference_key, submission_key      # noqa: PLC0415
+
+    def __init__(self, reference, options, client):
+        self.reference, self.client = reference, client
+        self.shipped = {k: v for k, v in asdict(options).items() if k != "python"}
+        self.reference_bytes = Path(reference.path).read_bytes()
+        self.submitted = []
+
+    def start(self, name, path):
+        data = read_regular(path)                          # SubmissionError: the driver writes the row
+        future = self.client.submit(grade_task, self.reference_bytes, Path(self.reference.path).name, name, data,
+                                    self.shipped, key=f"lessonlib-grade-{hashlib.sha256(data).hexdigest()[:16]}-"
+                                                      f"{len(self.submitted)}", pure=False, retries=RETRIES)
+        self.submitted.append(future)
+        return future
+
+    def completed(self, futures):
+        from distributed import as_completed               # noqa: PLC0415
+        return as_completed(list(futures))
+
+    def result(self, future, name, path):
+        try:
+            result = SubmissionResult.from_record(future.result())
+            result.path = os.fspath(path)
+            return result
+        except Exception as exc:                           # noqa: BLE001 (the task failed for good: a row all the same)
+            return _failed(self.reference, name, path, f"the cluster task failed: {type(exc).__name__}: {exc}")
+
+    def ready(self, future, name, path):
+        return self.result(future, name, path) if future.status == "finished" else None
+
+    def stop(self):
+        self.client.cancel(self.submitted)
+
+    def close(self):
+        pass
+
+
+def grade_on_cluster(reference, submissions, options, *, scheduler, records=None, progress=True, client=None):
+    """Grade ``[(name, path)]`` as tasks on the dask scheduler at ``scheduler`` (``tcp://host:port``):
+    :func:`~.grader.grade_batch` with :class:`ClusterRuns` as its executor (same contract)."""
+    from distributed import Client                         # noqa: PLC0415
+    from .grader import grade_batch                        # noqa: PLC0415
     own = client is None
     client = client or Client(scheduler, timeout=60)
-    batch_key = reference_key(reference, options) if records is not None else ""
-    keys = [submission_key(path, batch_key) if records is not None else "" for _, path in submissions]
-    results = [records.get(name, key) if records is not None else None for (name, _), key in zip(submissions, keys)]
-    shipped = {k: v for k, v in asdict(options).items() if k != "python"}
-    reference_bytes = Path(reference.path).read_bytes()
-    bar = None
-    if progress:
-        from tqdm import tqdm                              # noqa: PLC0415
-        bar = tqdm(total=len(submissions), initial=sum(r is not None for r in results), unit="notebook",
-                   desc="grading", file=sys.stderr)
-    futures, arrived, recorded = {}, set(), set()
     try:
-        for i, (name, path) in enumerate(submissions):
-            if results[i] is not None:
-                continue
-            try:
-                if os.path.getsize(path) > MAX_NOTEBOOK_BYTES:
-                    raise OSError(f"the file is over {MAX_NOTEBOOK_BYTES // 2**20} MB")
-                data = Path(path).read_bytes()
-            except OSError as exc:                         # graded locally: it cannot be read
-                results[i] = SubmissionResult(name, os.fspath(path), checks=all_checks(reference, "unreadable", str(exc)),
-                                              error=str(exc))
-                continue
-            future = client.submit(grade_task, reference_bytes, Path(reference.path).name, name, data, shipped,
-                                   key=f"lessonlib-grade-{hashlib.sha256(data).hexdigest()[:16]}-{i}", pure=False,
-                                   retries=RETRIES)
-            futures[future] = i
-        for future in as_completed(futures):
-            i = futures[future]
-            name, path = submissions[i]
-            try:
-                results[i] = SubmissionResult.from_record(future.result())
-                results[i].path = os.fspath(path)
-                if records is not None:
-                    arrived.add(i)
-                    records.put(name, keys[i], results[i])
-                    recorded.add(i)
-            except Exception as exc:                       # the task failed for good: a row all the same
-                results[i] = _failed(reference, name, path, f"the cluster task failed: {type(exc).__name__}: {exc}")
-            if bar is not None:
-                bar.update(1)
-    except KeyboardInterrupt:
-        from .grader import Interrupted, _pending          # noqa: PLC0415
-        client.cancel(list(futures))
-        for i in arrived - recorded:                       # arrived just before Ctrl-C: recorded all the same
-            records.put(submissions[i][0], keys[i], results[i])
-        raise Interrupted([r if r is not None else _pending(reference, name, path)
-                           for r, (name, path) in zip(results, submissions)]) from None
+        return grade_batch(reference, submissions, options, progress=progress, records=records,
+                           runs=ClusterRuns(reference, options, client))
     finally:
-        if bar is not None:
-            bar.close()
         if own:
             client.close()
-    return results

@@ -371,54 +371,98 @@ def _pending(reference, name, path):
     return result
 
 
-def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, shared=None, records=None):
-    """Grade ``[(name, path)]`` in parallel (``jobs`` at a time); results in order.
+class LocalRuns:
+    """The local executor of :func:`grade_batch`: ``jobs`` graded runs at a time in threads, sharing ``shared``."""
 
-    ``records``: a :class:`~.records.Records` — a submission whose record is current is not graded
-    again, and every new result is recorded as soon as it is made. A tqdm progress bar (count, rate,
-    ETA) counts the reused ones from the start. Ctrl-C stops every run at once and raises
-    :class:`Interrupted` with a result for every submission.
+    def __init__(self, reference, options, shared, jobs=1):
+        self.reference, self.options, self.shared = reference, options, shared
+        self.pool = ThreadPoolExecutor(max_workers=max(1, int(jobs)))
+
+    def start(self, name, path):
+        return self.pool.submit(grade_submission, self.reference, path, self.options, name=name, shared=self.shared)
+
+    def completed(self, futures):
+        return as_completed(futures)
+
+    def result(self, future, name, path):
+        return future.result()
+
+    def ready(self, future, name, path):
+        """The result of a future that finished before a stop, or None."""
+        if future.done() and not future.cancelled() and future.exception() is None:
+            return future.result()
+        return None
+
+    def stop(self):
+        self.shared.abort.set()                            # every running graded run stops now
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self):
+        self.pool.shutdown(wait=True)
+
+
+def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, shared=None, records=None,
+                runs=None):
+    """Grade ``[(name, path)]`` (``jobs`` at a time); results in order, one per submission, whatever happens.
+
+    The one batch driver: ``runs`` is its executor — :class:`LocalRuns` by default (built on
+    ``shared``, or on a :func:`prepare` made and removed here), or a cluster's
+    (:class:`~.cluster.ClusterRuns`). ``records``: a :class:`~.report.records.Records` — a
+    submission whose record is current is not graded again, and every new result is recorded as soon
+    as it is made, except a grader's failure (:func:`voided`), which the next run grades again. A tqdm
+    progress bar (count, rate, ETA) counts the reused ones from the start. Ctrl-C stops every run at
+    once and raises :class:`Interrupted` with a result for every submission.
     """
     options = options or Options()
-    own = shared is None
-    shared = shared or prepare(reference, options, denied=[p for _, p in submissions])
+    own = runs is None and shared is None
+    if runs is None:
+        shared = shared or prepare(reference, options, denied=[p for _, p in submissions])
+        runs = LocalRuns(reference, options, shared, jobs)
     batch_key = reference_key(reference, options) if records is not None else ""
     keys = [submission_key(path, batch_key) if records is not None else "" for _, path in submissions]
     results = [records.get(name, key) if records is not None else None
                for (name, _), key in zip(submissions, keys)]
-    todo = [i for i, r in enumerate(results) if r is None]
     bar = None
     if progress:
         from tqdm import tqdm                              # noqa: PLC0415
-        bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook", desc="grading",
-                   file=sys.stderr)
-    pool, futures, recorded = ThreadPoolExecutor(max_workers=max(1, int(jobs))), {}, set()
+        bar = tqdm(total=len(submissions), initial=sum(r is not None for r in results), unit="notebook",
+                   desc="grading", file=sys.stderr)
+    futures, recorded = {}, set()
 
     def record(i):                                         # a grader's failure is never kept: a rerun grades it
         if records is not None and i not in recorded and not results[i].interrupted and not voided(results[i]):
             records.put(submissions[i][0], keys[i], results[i])
             recorded.add(i)
 
+    def done(i, result):
+        results[i] = result
+        record(i)
+        if bar is not None:
+            bar.update(1)
+
     try:
-        futures = {pool.submit(grade_submission, reference, submissions[i][1], options, name=submissions[i][0],
-                               shared=shared): i for i in todo}
-        for future in as_completed(futures):
+        for i, (name, path) in enumerate(submissions):
+            if results[i] is not None:
+                continue
+            try:
+                futures[runs.start(name, path)] = i
+            except SubmissionError as exc:                 # the executor could not even ship it
+                done(i, _unreadable(reference, name, path, str(exc)))
+        for future in runs.completed(futures):
             i = futures[future]
-            results[i] = future.result()
-            record(i)
-            if bar is not None:
-                bar.update(1)
+            name, path = submissions[i]
+            done(i, runs.result(future, name, path))
     except KeyboardInterrupt:
-        shared.abort.set()                                 # every running graded run stops now
-        pool.shutdown(wait=True, cancel_futures=True)
+        runs.stop()
         for future, i in futures.items():                  # what finished before Ctrl-C is kept, and recorded
-            if future.done() and not future.cancelled() and future.exception() is None:
-                results[i] = future.result()
+            if results[i] is None:
+                results[i] = runs.ready(future, *submissions[i])
+            if results[i] is not None:                     # (also one whose recording Ctrl-C cut short)
                 record(i)
         raise Interrupted([r if r is not None and not r.interrupted else _pending(reference, name, path)
                            for r, (name, path) in zip(results, submissions)]) from None
     finally:
-        pool.shutdown(wait=True)
+        runs.close()
         if bar is not None:
             bar.close()
         if own:
@@ -426,4 +470,11 @@ def grade_batch(reference, submissions, options=None, *, jobs=1, progress=True, 
     return results
 
 
-__all__ = ["Options", "Shared", "Interrupted", "prepare", "grade_submission", "grade_batch", "find_submissions"]
+def _unreadable(reference, name, path, message):
+    result = SubmissionResult(name, os.fspath(path))
+    result.checks, result.error = all_checks(reference, "unreadable", message), message
+    return result
+
+
+__all__ = ["Options", "Shared", "Interrupted", "LocalRuns", "prepare", "grade_submission", "grade_batch",
+           "find_submissions", "voided"]

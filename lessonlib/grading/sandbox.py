@@ -63,15 +63,13 @@ from lessonlib.grading.kernel.errors import NotAvailableWhileGrading as _NotAvai
 def __getattr__(name):
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(name)
-    raise _NotAvailable(f"{{__name__}}.{{name}} is not available while grading "
-                        "(exercise {exercise} asks you to write it yourself)")
+    raise _NotAvailable.of(f"{{__name__}}.{{name}}", "{exercise}")
 '''
 
 _STUB_FUNCTION = '''def {name}(*args, **kwargs):
     """Not available while grading (exercise {exercise} asks you to write it yourself)."""
     from lessonlib.grading.kernel.errors import NotAvailableWhileGrading
-    raise NotAvailableWhileGrading("{module}.{name} is not available while grading "
-                                   "(exercise {exercise} asks you to write it yourself)")
+    raise NotAvailableWhileGrading.of("{module}.{name}", "{exercise}")
 '''
 
 

@@ -597,17 +597,22 @@ def _likely_modules(check_id):
 
 def find_check(check_id):
     """The registered :class:`Check` called ``check_id`` (searching every exercise module)."""
+    return find_exercise(check_id).checks[check_id]
+
+
+def find_exercise(check_id):
+    """The exercise module that registers the check ``check_id``."""
     for name in _likely_modules(check_id):
         try:
             exercise = load_exercise(name)
         except Exception:                                 # reported below, with the others
             continue
         if check_id in exercise.checks:
-            return exercise.checks[check_id]
+            return exercise
     errors = []
     for exercise, error in _loadable():
         if exercise is not None and check_id in exercise.checks:
-            return exercise.checks[check_id]
+            return exercise
         if error:
             errors.append(error)
     raise CheckFailed(f"unknown check {check_id!r}: is lessonlib up to date?"

@@ -13,6 +13,12 @@ class CheckFailed(AssertionError):
 class NotAvailableWhileGrading(ImportError):
     """Raised by the graded kernel's stand-ins for the library functions an exercise asks for."""
 
+    @classmethod
+    def of(cls, name, exercise):
+        """The error for ``name`` (``"lessonlib.se3.Ad"``) in ``exercise``: the words a graded run and a
+        preview both use."""
+        return cls(f"{name} is not available while grading (exercise {exercise} asks you to write it yourself)")
+
 
 class StudentError(Exception):
     """A student function raised, printed too much, or returned something that is not plain data."""

@@ -120,9 +120,17 @@ def check_small_ad(ctx, ad):
         ctx.expect_close("ad(x)", A, se3.ad(x))
 
 
-@EXERCISE.check("twist-bracket", points=1, functions=("bracket",),
+@EXERCISE.check("twist-bracket", points=1, functions=("bracket",), helpers=("se3_hat", "ad"),
                 title="bracket: [x, y] = vee(XY - YX), antisymmetric, Jacobi, the basis table of [LG]")
-def check_bracket(ctx, bracket):
+def check_bracket(ctx, bracket, se3_hat, ad):
+    """A wrong bracket built on a wrong ``se3_hat`` or ``ad`` names the helper to fix (fallout names its source)."""
+    x0 = np.array([0.3, -0.5, 0.7, 1.1, -0.4, 0.2])         # a fixed probe: the cases' random draws stay as they were
+    with ctx.suspects(ctx.suspect(se3_hat, x0, expected=se3.hat(x0), call="se3_hat(x)", see="twist-hat"),
+                      ctx.suspect(ad, x0, expected=se3.ad(x0), call="ad(x)", see="twist-small-ad")):
+        _bracket_cases(ctx, bracket)
+
+
+def _bracket_cases(ctx, bracket):
     E = np.eye(6)
     for a, b in ((0, 1), (1, 2), (2, 0), (0, 4), (1, 5), (2, 3), (3, 4), (0, 3)):     # [LG, 换位子]'s table
         call = f"bracket({BASIS[a]}, {BASIS[b]}) ([LG]'s basis twists)"

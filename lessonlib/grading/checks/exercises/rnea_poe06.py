@@ -240,6 +240,17 @@ def check_home_poses(ctx, home_frames):
                               "end-effector frame, not a link")
 
 
+def _built_on_home_poses(ctx, M, expected):
+    """Fallout names its source: N_i^0 is built on M_i, so wrong home poses are named before N_i^0 is compared."""
+    try:
+        wrong = np.shape(M) != expected.shape or not np.allclose(np.asarray(M, dtype=float), expected, atol=1e-6)
+    except (TypeError, ValueError):
+        wrong = True
+    if wrong:
+        ctx.fail("your N0 is built on your home poses M_i, and they are wrong here (the check poe-home-poses "
+                 "tests them alone): fix M_i first, then N_i^0", hint="M_i = M_list[0] @ ... @ M_list[i]")
+
+
 @EXERCISE.check("poe-home-inertias", points=1, functions=("home_frames",),
                 title="link inertias N_i^0 pulled back to the zero configuration",
                 variants=(N0_FORWARD, N0_OTHER_SIDE, N0_NOT_PULLED))
@@ -248,7 +259,8 @@ def check_home_inertias(ctx, home_frames):
         model, (M_list, G_list, S_list) = random_poe_chain(ctx)
         q, qd, qdd = random_state(ctx, model)
         trace = rnea_poe_trace(model, q, qd, qdd)
-        _, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
+        M, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
+        _built_on_home_poses(ctx, M, fk(model, np.zeros(model.n)))
         ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N,
                          hint="N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1): a wrench moves with the transpose of the "
                               "inverse adjoint, so the inertia is congruent to G_i")

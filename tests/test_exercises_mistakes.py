@@ -22,8 +22,12 @@ import pytest
 
 from lessonlib.grading.checks.checker import load_exercise, replay, run_check, same_failure
 from lessonlib.grading.checks.preview import local_function
-from lessonlib.grading.checks.exercises import (aba09, applications11, constrained12, denoc07, lagrange04, mass_matrix08,
-                                        rnea05, rnea_poe06, simulation10)
+from lessonlib.grading.checks.exercises import (aba09, constrained12, denoc07, lagrange04, mass_matrix08, rnea05,
+                                                rnea_poe06, simulation10)
+from lessonlib.grading.checks.exercises.applications11 import adaptive as M11_SL
+from lessonlib.grading.checks.exercises.applications11 import friction as M11_FRICTION
+from lessonlib.grading.checks.exercises.applications11 import limits as M11_LIMITS
+from lessonlib.grading.checks.exercises.applications11 import observer as M11_OBSERVER
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"lagrange04": "04_lagrange.ipynb", "rnea05": "05_rnea.ipynb", "rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
@@ -62,8 +66,9 @@ def named_mistakes(message):
 
 # --- one student bug per known mistake: (exercise, edits, {check: the variant it must name}) ---------------
 
-M04, M05, M06, M07, M08, M09, M10, M11, M12 = (lagrange04, rnea05, rnea_poe06, denoc07, mass_matrix08, aba09,
-                                               simulation10, applications11, constrained12)
+M04, M05, M06, M07, M08, M09, M10, M12 = (lagrange04, rnea05, rnea_poe06, denoc07, mass_matrix08, aba09, simulation10,
+                                          constrained12)
+# Exercise 11 is a package, one submodule per topic: its known mistakes (M11_*) live with their topic.
 SKATER_L = "return float(_L_spin(q[0], q[1], qd[0], qd[1], 0.0, 0.0, skater[\"I\"], skater[\"m\"]))"
 SKATER_TAU = ("return np.array(_tau_skater(q[0], q[1], qd[0], qd[1], qdd[0], qdd[1], skater[\"I\"], skater[\"m\"]), "
               "dtype=float)")
@@ -390,60 +395,60 @@ CASES = [
     ("simulation10", [("answer-semi-implicit", "return q + dt * qd_next, qd_next", "return q + dt * qd, qd_next")],
      {"sim-semi-implicit": M10.EXPLICIT_EULER}),
     ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
-     {"app-friction-columns": M11.COL_NO_SIGN}),
-    ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11.COL_COULOMB_SIGMA}),
+     {"app-friction-columns": M11_FRICTION.COL_NO_SIGN}),
+    ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11_FRICTION.COL_COULOMB_SIGMA}),
     ("applications11", [("answer-friction", "e = np.exp(-(QD / np.asarray(vs, dtype=float)) ** 2)",
                          "e = np.exp(-np.abs(QD / np.asarray(vs, dtype=float)))")],
-     {"app-friction-columns": M11.COL_EXPONENT}),
+     {"app-friction-columns": M11_FRICTION.COL_EXPONENT}),
     ("applications11", [("answer-friction", "sigma = np.tanh(QD / 1e-3)", "sigma = np.sign(QD)")],
-     {"app-friction-columns": M11.COL_SIGN}),
+     {"app-friction-columns": M11_FRICTION.COL_SIGN}),
     ("applications11", [("answer-friction", "for vs in itertools.product(vs_grid, repeat=n):",
-                         "for vs in ([v] * n for v in vs_grid):")], {"app-friction-fit": M11.FIT_SHARED}),
+                         "for vs in ([v] * n for v in vs_grid):")], {"app-friction-fit": M11_FRICTION.FIT_SHARED}),
     ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.ones(N * n)")],
-     {"app-friction-fit": M11.FIT_UNWEIGHTED}),
+     {"app-friction-fit": M11_FRICTION.FIT_UNWEIGHTED}),
     ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.tile(np.sqrt(weights), N)")],
-     {"app-friction-fit": M11.FIT_SQRT_WEIGHTS}),
+     {"app-friction-fit": M11_FRICTION.FIT_SQRT_WEIGHTS}),
     ("applications11", [("answer-observer", "coriolis_matrix(model, q, qd).T @ qd", "coriolis_matrix(model, q, qd) @ qd")],
-     {"app-observer-step": M11.OBS_C, "app-observer-push": M11.OBS_C}),
+     {"app-observer-step": M11_OBSERVER.OBS_C, "app-observer-push": M11_OBSERVER.OBS_C}),
     ("applications11", [("answer-observer", "- gravity_torques(model, q)", "+ gravity_torques(model, q)")],
-     {"app-observer-step": M11.OBS_GRAVITY, "app-observer-push": M11.OBS_GRAVITY}),
+     {"app-observer-step": M11_OBSERVER.OBS_GRAVITY, "app-observer-push": M11_OBSERVER.OBS_GRAVITY}),
     ("applications11", [("answer-observer", "known_rate(q_next, qd_next)) + r)", "known_rate(q_next, qd_next)))")],
-     {"app-observer-step": M11.OBS_NO_R, "app-observer-push": M11.OBS_NO_R}),
+     {"app-observer-step": M11_OBSERVER.OBS_NO_R, "app-observer-push": M11_OBSERVER.OBS_NO_R}),
     ("applications11", [("answer-observer", "0.5 * (known_rate(q, qd) + known_rate(q_next, qd_next))", "known_rate(q, qd)")],
-     {"app-observer-step": M11.OBS_RECTANGLE, "app-observer-push": M11.OBS_RECTANGLE}),
+     {"app-observer-step": M11_OBSERVER.OBS_RECTANGLE, "app-observer-push": M11_OBSERVER.OBS_RECTANGLE}),
     ("applications11", [("answer-observer", "known_rate(q_next, qd_next)) + r)", "known_rate(q_next, qd_next)) - r)"),
                         ("answer-observer", "r = K * (", "r = -K * (")],
-     {"app-observer-step": M11.OBS_DB4_SIGN, "app-observer-push": M11.OBS_DB4_SIGN}),
+     {"app-observer-step": M11_OBSERVER.OBS_DB4_SIGN, "app-observer-push": M11_OBSERVER.OBS_DB4_SIGN}),
     ("applications11", [("answer-limits", LIMIT_CLIP, "return np.minimum(tau, tau_max)")],
-     {"app-limits-law": M11.LIM_UPPER, "app-limits-run": M11.RUN_UPPER}),
+     {"app-limits-law": M11_LIMITS.LIM_UPPER, "app-limits-run": M11_LIMITS.RUN_UPPER}),
     ("applications11", [("answer-limits", "tau = computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=gravity)\n    "
                          + LIMIT_CLIP, "v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)\n    return np.clip(crba(model, q) @ v, "
                          "-np.asarray(tau_max), np.asarray(tau_max)) + bias_forces(model, q, qd, gravity=gravity)")],
-     {"app-limits-law": M11.LIM_BEFORE_BIAS}),
+     {"app-limits-law": M11_LIMITS.LIM_BEFORE_BIAS}),
     ("applications11", [("answer-limits", LIMIT_CLIP, "return tau * min(1.0, np.min(np.asarray(tau_max) / np.abs(tau)))")],
-     {"app-limits-law": M11.LIM_SCALED}),
+     {"app-limits-law": M11_LIMITS.LIM_SCALED}),
     ("applications11", [("answer-limits", "return limited_computed_torque(model, q, qd, *reference(t), Kp, Kd, tau_max)",
                          "return computed_torque(model, q, qd, *reference(t), Kp, Kd)")],
-     {"app-limits-run": M11.RUN_NO_LIMIT}),
+     {"app-limits-run": M11_LIMITS.RUN_NO_LIMIT}),
     ("applications11", [("answer-limits", "return reference(traj.t)[0] - traj.q", "return traj.q - reference(traj.t)[0]")],
-     {"app-limits-run": M11.RUN_ERROR_SIGN}),
+     {"app-limits-run": M11_LIMITS.RUN_ERROR_SIGN}),
     ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
-                         "return regressor(model, q, qd, a)")], {"app-sl-regressor": M11.Y_C_QD}),
+                         "return regressor(model, q, qd, a)")], {"app-sl-regressor": M11_SL.Y_C_QD}),
     ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
-                         "return regressor(model, q, v, a)")], {"app-sl-regressor": M11.Y_C_V}),
-    ("applications11", [("answer-sl", "+ 0.5 * (c(qd + v)", "+ (c(qd + v)")], {"app-sl-regressor": M11.Y_NO_HALF}),
+                         "return regressor(model, q, v, a)")], {"app-sl-regressor": M11_SL.Y_C_V}),
+    ("applications11", [("answer-sl", "+ 0.5 * (c(qd + v)", "+ (c(qd + v)")], {"app-sl-regressor": M11_SL.Y_NO_HALF}),
     ("applications11", [("answer-sl", "regressor(model, q, x, zero, gravity=np.zeros(3))", "regressor(model, q, x, zero)")],
-     {"app-sl-regressor": M11.Y_C_GRAVITY}),
+     {"app-sl-regressor": M11_SL.Y_C_GRAVITY}),
     ("applications11", [("answer-sl", "-Gamma * (Y.T @ s)", "Gamma * (Y.T @ s)")],
-     {"app-sl-law": M11.SL_ADAPT_SIGN, "app-sl-closed-loop": M11.SL_ADAPT_SIGN}),
+     {"app-sl-law": M11_SL.SL_ADAPT_SIGN, "app-sl-closed-loop": M11_SL.SL_ADAPT_SIGN}),
     ("applications11", [("answer-sl", "q_err = q - q_d", "q_err = q_d - q"),
                         ("answer-sl", "qdd_r = qdd_d - Lambda * (qd - qd_d)", "qdd_r = qdd_d - Lambda * (qd_d - qd)")],
-     {"app-sl-law": M11.SL_ERROR_SIGN, "app-sl-closed-loop": M11.SL_ERROR_SIGN}),
+     {"app-sl-law": M11_SL.SL_ERROR_SIGN, "app-sl-closed-loop": M11_SL.SL_ERROR_SIGN}),
     ("applications11", [("answer-sl", "s = qd - qd_r", "s = qd_r - qd")],
-     {"app-sl-law": M11.SL_S_SIGN, "app-sl-closed-loop": M11.SL_S_SIGN}),
+     {"app-sl-law": M11_SL.SL_S_SIGN, "app-sl-closed-loop": M11_SL.SL_S_SIGN}),
     ("applications11", [("answer-sl", "Y = sl_regressor(model, q, qd, qd_r, qdd_r)[:, columns]",
                          "Y = sl_regressor(model, q, qd, qd_d, qdd_d)[:, columns]")],
-     {"app-sl-law": M11.SL_DESIRED_Y, "app-sl-closed-loop": M11.SL_DESIRED_Y}),
+     {"app-sl-law": M11_SL.SL_DESIRED_Y, "app-sl-closed-loop": M11_SL.SL_DESIRED_Y}),
 ]
 
 

@@ -336,13 +336,21 @@ def grader_key():
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def checker_files(exercise):
+    """The files an exercise's checks are made of: its module (or package) and the exercises' shared modules."""
+    folder = _HERE / "checks" / "exercises"
+    own = folder / exercise
+    files = sorted(own.rglob("*.py")) if own.is_dir() else [own.with_suffix(".py")]
+    return files + sorted(p for p in folder.glob("*.py") if p.stem.startswith("_"))
+
+
 def reference_key(reference, options):
     """What every record of a batch shares: the reference, its checker module, the grader, the options,
     the lessonlib version (a change to any of them judges anew)."""
     from .. import __version__                           # noqa: PLC0415
-    checker = _HERE / "checks" / "exercises" / f"{reference.exercise}.py"
     opts = {k: getattr(options, k, None) for k in KEYED_OPTIONS}
-    key = [file_hash(reference.path), file_hash(checker), grader_key(), opts, __version__]
+    checker = [f"{p.relative_to(_HERE).as_posix()}:{file_hash(p)}" for p in checker_files(reference.exercise)]
+    key = [file_hash(reference.path), checker, grader_key(), opts, __version__]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 

@@ -1,0 +1,116 @@
+"""Exercise 11 (a) and (b): PD control with gravity compensation, and the computed-torque law.
+
+Its helpers (random gains, a desired state, the library's computed torque evaluated once) serve (f),
+torque limits, and (g), Slotine–Li, too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lessonlib import samples
+from lessonlib.dynamics import aba, gravity_torques
+from lessonlib.dynamics.control import computed_torque, gravity_compensation
+from lessonlib.dynamics.regressor import inertial_parameters, model_with_parameters
+from .._common import random_chain, random_gravity
+from ._exercise import EXERCISE
+
+
+# --- inputs and references shared with (f) and (g) ------------------------------------------------
+
+def random_gains(ctx, n, scalar):
+    """``(Kp, Kd)``: two floats, or two (n,) arrays (diagonal gains), both ≥ 0."""
+    if scalar:
+        Kp = float(ctx.rng.uniform(10.0, 400.0))
+        return Kp, float(2 * np.sqrt(Kp) * ctx.rng.uniform(0.5, 1.5))
+    Kp = ctx.rng.uniform(10.0, 400.0, n)
+    return Kp, 2 * np.sqrt(Kp) * ctx.rng.uniform(0.5, 1.5, n)
+
+
+def _gains_text(Kp):
+    return "scalar gains" if np.ndim(Kp) == 0 else "per-joint gains (n,)"
+
+
+def desired(ctx, n):
+    """A desired state ``(q_d, q̇_d, q̈_d)``."""
+    return ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), ctx.rng.normal(size=n)
+
+
+def library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=None):
+    """The library's computed-torque controller, for a constant reference, evaluated once."""
+    return computed_torque(model, lambda t: (q_d, qd_d, qdd_d), Kp, Kd, gravity=gravity)(0.0, q, qd)
+
+
+# --- (a) PD + gravity compensation -------------------------------------------------------------------
+
+@EXERCISE.check("app-gravity-hold", points=1, functions=("pd_gravity",),
+                title="gravity compensation holds the arm at rest")
+def check_gravity_hold(ctx, pd_gravity):
+    for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
+        n = model.n
+        q = ctx.rng.uniform(-np.pi, np.pi, n)
+        Kp, Kd = random_gains(ctx, n, scalar=k == 0)
+        g = None if k == 0 else random_gravity(ctx)
+        kwargs = {} if g is None else {"gravity": g}
+        tau = ctx.expect_shape("tau", ctx.call(pd_gravity, model, q, np.zeros(n), q.copy(), Kp, Kd, **kwargs), (n,))
+        ctx.expect_close("qdd = aba(model, q, 0, tau): the arm must float", aba(model, q, np.zeros(n), tau, gravity=g),
+                         np.zeros(n),
+                         hint="at q = q_ref and qd = 0 the PD part is zero and tau = g(q) = rnea(model, q, 0, 0)")
+        ctx.expect_close("tau = g(q)", tau, gravity_torques(model, q, gravity=g),
+                         hint="gravity=None means the model's default, model.gravity")
+
+
+@EXERCISE.check("app-pd-gravity", points=1, functions=("pd_gravity",),
+                title="PD control plus gravity compensation in any state")
+def check_pd_gravity(ctx, pd_gravity):
+    for k in range(3):
+        model = random_chain(ctx, n_max=5)
+        n = model.n
+        q, qd, q_ref = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n), ctx.rng.uniform(-np.pi, np.pi, n)
+        Kp, Kd = random_gains(ctx, n, scalar=k == 1)
+        g = random_gravity(ctx)
+        expected = gravity_compensation(model, gravity=g, Kp=Kp, Kd=Kd, q_ref=q_ref)(0.0, q, qd)
+        ctx.expect_close("tau (n,)", ctx.call(pd_gravity, model, q, qd, q_ref, Kp, Kd, gravity=g), expected,
+                         hint="tau = g(q) + Kp (q_ref - q) - Kd qd (the damping acts on qd itself)")
+
+
+# --- (b) computed torque ---------------------------------------------------------------------------
+
+@EXERCISE.check("app-ct-law", points=2, functions=("computed_torque",),
+                title="the computed-torque law")
+def check_ct_law(ctx, computed_torque_student):
+    for k in range(4):
+        plant = random_chain(ctx, n_max=5)
+        n = plant.n
+        model = plant if k < 2 else model_with_parameters(plant, inertial_parameters(plant) * ctx.rng.uniform(0.8, 1.2))
+        q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
+        q_d, qd_d, qdd_d = desired(ctx, n)
+        Kp, Kd = random_gains(ctx, n, scalar=k % 2 == 0)
+        g = random_gravity(ctx) if k != 1 else None
+        kwargs = {} if g is None else {"gravity": g}
+        which = "the controller's (wrong) model" if model is not plant else "the exact model"
+        call = (f"computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd{', gravity=g' if g is not None else ''}) "
+                f"with {which} of a random {n}-link chain, {_gains_text(Kp)}")
+        got = ctx.call(computed_torque_student, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, **kwargs)
+        ctx.expect_close("tau (n,)", got, library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=g), call=call,
+                         hint="tau = M(q) (qdd_d + Kd (qd_d - qd) + Kp (q_d - q)) + c(q, qd) + g(q), "
+                              "i.e. rnea(model, q, qd, v) with the commanded acceleration v")
+
+
+@EXERCISE.check("app-ct-closed-loop", points=1, functions=("computed_torque",),
+                title="computed torque linearises the loop: qdd = qdd_d + Kd e_dot + Kp e")
+def check_ct_closed_loop(ctx, computed_torque_student):
+    for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
+        n = model.n
+        q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
+        q_d, qd_d, qdd_d = desired(ctx, n)
+        Kp, Kd = random_gains(ctx, n, scalar=k == 0)
+        g = None if k == 0 else random_gravity(ctx)
+        kwargs = {} if g is None else {"gravity": g}
+        call = (f"computed_torque({model.name}, q, qd, q_d, qd_d, qdd_d, Kp, Kd"
+                f"{', gravity=g' if g is not None else ''}), then the arm's forward dynamics aba(model, q, qd, tau)")
+        tau = ctx.expect_shape("tau", ctx.call(computed_torque_student, model, q, qd, q_d, qd_d, qdd_d, Kp, Kd,
+                                               **kwargs), (n,), call=call)
+        ctx.expect_close("qdd of the arm driven by your tau", aba(model, q, qd, tau, gravity=g),
+                         qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q), call=call,
+                         hint="with the exact model, M qdd + c + g = tau gives qdd = v, the commanded acceleration: "
+                              "e_ddot + Kd e_dot + Kp e = 0")

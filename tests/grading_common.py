@@ -1,0 +1,50 @@
+"""What the grading tests share: exercise 05's solution and exercise notebooks, its checks, and two helpers."""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import nbformat
+
+from lessonlib.grading.checks import authoring
+from lessonlib.grading.checks.authoring import answers_of
+from lessonlib.grading.checks.checker import load_exercise
+from lessonlib.grading.checks.preview import local_function
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "solutions" / "05_rnea.ipynb"
+EXERCISE = ROOT / "exercises" / "05_rnea.ipynb"
+EX = load_exercise("rnea05")
+LINES = {cid: c.line for cid, c in EX.checks.items()}
+CHECK_IDS = list(EX.checks)
+LWP = [c for c in CHECK_IDS if c.startswith("rnea-lwp")]    # part (e): most submissions below leave it a stub
+MAX = 12
+PY = sys.executable
+
+
+SOLVED = answers_of(SOLUTION)
+BLANK = answers_of(EXERCISE)
+
+
+def solution_namespace(keys=None):
+    """The solution's functions, defined by running its answer cells here (trusted code)."""
+    ns = {}
+    exec(nbformat.read(str(SOLUTION), as_version=4).cells[1].source, ns)           # the setup cell
+    for key in keys or SOLVED:
+        exec(SOLVED[key], ns)
+    return ns
+
+
+def make_submission(path, answers=(), *, student="student", mutate=None):
+    """A submission: the exercise notebook with some answer cells replaced (others stay stubs)."""
+    nb = authoring.filled(EXERCISE, dict(answers), student_id=student)
+    if mutate:
+        mutate(nb)
+    nbformat.write(nb, str(path))
+    return path
+
+
+local = local_function                               # a student function as the checks see it in a preview
+
+

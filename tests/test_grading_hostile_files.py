@@ -39,6 +39,26 @@ def rnea(model, q, qd, qdd, gravity=None):
 '''
 
 
+#: The judge as an oracle: the answer cell asks for a check itself, reads the judge's message, and
+#: swaps in a fix when a known mistake is named — then the check cell grades the fix.
+ORACLE = '''
+import lessonlib.grading as _grading
+_heard = ""
+for _check in ("rnea-full-chain", "rnea-full-chain", "rnea-full-tree"):
+    try:
+        _grading.check(_check, rnea)
+    except BaseException as _e:
+        _heard += str(_e)
+if "gravity" in _heard or "sign" in _heard:
+    _wrong = rnea
+
+    def rnea(model, q, qd, qdd, gravity=None):
+        import numpy as _np
+        g = model.gravity if gravity is None else _np.asarray(gravity, dtype=float)
+        return _wrong(model, q, qd, qdd, gravity=-g)
+'''
+
+
 def _notebook(path, given=None, student=None):
     nbformat.write(filled(EXERCISE, given or {}, student_id=student or path.stem), str(path))
 
@@ -52,6 +72,10 @@ def batch(tmp_path_factory):
     _notebook(subs / "h1~honest.ipynb", {}, "h1tilde")                    # a stub: 0 points
     _notebook(subs / "classmate.ipynb", honest, "classmate")
     _notebook(subs / "filler.ipynb", {**honest, "answer-rnea": honest["answer-rnea"] + DISK_FILLER})
+    buggy = {**honest, "answer-rnea": honest["answer-rnea"].replace("a0[LIN] = -g", "a0[LIN] = g")}
+    assert buggy["answer-rnea"] != honest["answer-rnea"]
+    _notebook(subs / "bug.ipynb", buggy)
+    _notebook(subs / "oracle.ipynb", {**buggy, "answer-rnea": buggy["answer-rnea"] + ORACLE})
     _notebook(subs / "formula.ipynb", {}, "-1+1")
     _notebook(subs / FORGED, {}, "forger")
     os.symlink("/dev/zero", subs / "zero.ipynb")
@@ -81,6 +105,7 @@ def test_the_batch_completes_with_a_row_per_submission(batch):
     proc, results = batch["proc"], batch["results"]
     assert proc.returncode == 0, proc.stderr[-3000:]
     names = {"h1_honest.ipynb", "h1~honest.ipynb", "classmate.ipynb", "filler.ipynb", "formula.ipynb", FORGED,
+             "bug.ipynb", "oracle.ipynb",
              "zero.ipynb", "stdin.ipynb", "fifo.ipynb", "huge.ipynb", "deep.ipynb", "bomb.ipynb"}
     assert set(results) == names                                        # the looping directory added nothing
     with open(batch["out"] / "grades.csv", newline="") as fh:
@@ -106,6 +131,23 @@ def test_honest_classmates_keep_full_marks_beside_a_disk_filler(batch):
     assert full and {c["status"] for c in full.values()} == {"disk-limit"}, filler
     assert all(c["message"].startswith("your code reached the disk limit (64 MiB") for c in full.values())
     assert {c["status"] for cid, c in filler.items() if cid not in full} == {"passed"}     # the rest is its own
+
+
+def test_the_judge_is_no_oracle(batch):
+    """Asking the judge from an answer cell is refused and recorded: the bug scores what it scores alone."""
+    bug, oracle = batch["results"]["bug.ipynb"], batch["results"]["oracle.ipynb"]
+    assert 0 < bug["total"] < bug["max"]
+    assert oracle["total"] <= bug["total"]
+    full = {cid: c for cid, c in oracle["checks"].items() if cid.startswith("rnea-full")}
+    assert {c["status"] for c in full.values()} <= {"failed", "needs-review"}, full
+    assert all(c["points"] == 0 for c in full.values())
+    for c in full.values():
+        if c["status"] == "needs-review":
+            assert "outside its check cell" in c["message"]
+    asked = [f for f in oracle["flags"] if f.startswith("your code asked the grader to judge rnea-full")]
+    assert len(asked) == 3 and sum("outside its check cell (from your answer cell" in f for f in asked) == 2, asked
+    assert "rnea-full-tree (a check this exercise does not have) (from your answer cell" in asked[2]
+    assert bug["flags"] == []
 
 
 def test_two_submissions_two_feedback_files(batch):

@@ -258,6 +258,8 @@ def _grade_once(reference, path, options, name, shared):
         result.error = run.details
         result.notes += run.notes + run_notes(reference, run)
         result.flags += [f"reached outside the sandbox: {a['path']} (in {a['function']})" for a in run.attempts]
+        result.flags += [wording.refusal_reason(r, roles=run.roles, titles=reference.answer_titles())
+                         for r in run.judge if r.get("event") == "refused"]
         result.checks = check_results(reference, shared.exercise, submission, copies, run,     # verdict
                                       enforced=shared.enforce, limits=shared.limits)
     except Exception as exc:                              # the grader's own failure: report, go on

@@ -109,6 +109,7 @@ _REFUSED = {
     "other": "from another check's cell",
     "again": "a second time in its check cell",
     "nested": "while the grader was already running a check on your code",
+    "unknown": "(a check this exercise does not have)",
 }
 
 

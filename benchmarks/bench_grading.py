@@ -7,15 +7,15 @@ Method. ``n`` submissions of exercise 05 (``solutions/05_rnea.ipynb``), a mix as
 in: a third fully solved, a third partly solved (two parts), a third with wrong answers, each with its
 own student id (so every judge draws other inputs). They are graded by ``grade_batch`` with ``-j``
 runs at a time, exactly as ``lessonlib-grade`` does after its one-off preparation, which is timed
-apart (the sandbox library, the Landlock probe). Reported per submission: the **wall time** of the
+apart (the sandbox library, the probes of the walls). Reported per submission: the **wall time** of the
 batch divided by ``n`` (what an instructor waits), and the **CPU time** of every process the
 grader started (judge, nbval, kernel: ``RUSAGE_CHILDREN``) divided by ``n`` — the work, which
 other load on a shared machine disturbs far less than wall time. The batch's fork servers (judge,
 nbval, kernel zygotes) are started by the preparation and closed before the CPU time is read, so
 the CPU of every process they forked (and of their own imports, once per batch) is counted.
 
-``--compare`` grades the same submissions with the walls (Landlock) and without
-(``confinement="none"``), alternating the two in rounds so that a burst of load from another
+``--compare`` grades the same submissions with every wall that holds here (the kernel's own
+namespaces, Landlock, the resource limits) and without (``confinement="none"``), alternating the two in rounds so that a burst of load from another
 process hits both alike, and reports the cost of isolation per submission.
 
 Writes ``benchmarks/results/grading.csv``.
@@ -108,10 +108,10 @@ def main(argv=None):
                 expected = [reference.max_points if n.startswith("solved") else 4 if n.startswith("partial") else 0
                             for n, _ in subs]
                 assert scores == expected, list(zip([n for n, _ in subs], scores))      # grading stayed right
-                rows.append({"mode": results[0].protection.split(" (")[0], "n": args.n, "jobs": args.jobs,
+                rows.append({"mode": "walls" if mode == "auto" else "no walls", "n": args.n, "jobs": args.jobs,
                              "wall_per_submission": wall / args.n, "cpu_per_submission": cpu / args.n,
-                             "prepare_s": prepared})
-                print(f"{rows[-1]['mode']:>16}: {wall / args.n:.2f} s wall and {cpu / args.n:.2f} s CPU per "
+                             "prepare_s": prepared, "protection": results[0].protection})
+                print(f"{rows[-1]['mode']:>8}: {wall / args.n:.2f} s wall and {cpu / args.n:.2f} s CPU per "
                       f"submission (-j {args.jobs}, n = {args.n}); preparation {prepared:.2f} s", flush=True)
         if args.compare:
             by = {m: [r for r in rows if r["mode"] == m] for m in dict.fromkeys(r["mode"] for r in rows)}

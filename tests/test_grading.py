@@ -221,7 +221,8 @@ def runs(tmp_path_factory):
     names = _submissions(d)
     other = tmp_path_factory.mktemp("other")
     loop = make_submission(other / "loop.ipynb", {"answer-static": SOLVED["answer-static"] + KI_LOOP})
-    me = make_submission(other / "05_rnea.ipynb", {"answer-static": SOLVED["answer-static"]}, mutate=_edit_checks)
+    me = make_submission(other / "05_rnea.ipynb", {"answer-static": SOLVED["answer-static"]}, mutate=_edit_checks,
+                         student="your-id-here")                     # the exercise's placeholder, unchanged
     plugin_dir = tmp_path_factory.mktemp("plugin")
     partial = make_submission(plugin_dir / "partial.ipynb", {k: SOLVED[k] for k in ("answer-static", "answer-outward")})
     quiet = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -470,6 +471,7 @@ def test_self_preview_without_solution_uses_the_checker_module(runs):
     res = runs["done"]["self"]
     assert res.returncode == 0, res.stderr[-2000:]
     assert "PREVIEW (not a grade)" in res.stdout and "checker module" in res.stdout
+    assert "your notebook's student_id is not filled in (first answer cell)" in res.stdout
     me = json.loads((runs["other"] / "me.json").read_text())["05_rnea.ipynb"]
     assert me["total"] == 2 and me["checks"]["rnea-static"]["status"] == "passed"     # edited check cells ignored
     assert me["checks"]["rnea-outward-v"]["status"] == "not-attempted"

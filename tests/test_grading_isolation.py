@@ -133,6 +133,25 @@ def test_the_switch_simulates_a_system_without_landlock(monkeypatch, tmp_path):
         confine.confine(read_exec=[sys.base_prefix])
 
 
+@needs_landlock
+def test_where_user_namespaces_are_restricted_the_run_says_so_and_strict_refuses(monkeypatch):
+    """As under an AppArmor policy that restricts unprivileged user namespaces: Landlock alone, said so."""
+    from lessonlib.grading import grader
+    from lessonlib.grading.kernel import namespaces
+    assert namespaces.probe(PY, str(ROOT)) == "" or namespaces.unavailable()      # this machine: they work
+    monkeypatch.setenv(confine.SWITCH, "landlock")
+    walls = grader.walls_here(grader.Options())
+    assert walls.landlock == LANDLOCK and walls.namespaces and walls.filesystem
+    line = walls.describe()
+    assert line.startswith(f"filesystem: Landlock ABI {LANDLOCK}; network: no TCP (Landlock); UDP open; "
+                           "other processes: cannot signal them (Landlock)")
+    assert "[namespaces: switched off" in line and "go to review" not in line
+    with pytest.raises(RuntimeError, match="every wall was required"):
+        grader.walls_here(grader.Options(confinement="strict"))
+    monkeypatch.delenv(confine.SWITCH)
+    assert "a private read-only root" in grader.walls_here(grader.Options(confinement="strict")).describe()
+
+
 WALLED = r'''
 import json, os, socket, subprocess, sys
 sys.path.insert(0, sys.argv[1])

@@ -380,6 +380,8 @@ class Listeners:
                     data, peer = self.udp.recvfrom(100)
                 except OSError:
                     return
+                if peer is None:                                   # shut down: no datagram came
+                    return
                 self.heard.append(("udp", data))
                 self.udp.sendto(b"LEAKED", peer)
 

@@ -1,17 +1,20 @@
 """Forward kinematics, Jacobians and body twists of a Model.
 
-Poses: ``fk(model, q)[i] = T_0_i``, the pose of body frame ``i`` in the world, built outward by
-``T_0_i = T_0_p · T_tree[i] · exp([S_i] q_i)`` (product of exponentials, [LG, 串联机器人运动方程]).
+Bodies and joints are ``i = 1 .. n`` (``course/NOTATION.md``), entry ``i-1`` of every array.
+
+Poses: ``fk(model, q)[i-1] = T_{0,i}`` (code ``T_0_i``), the pose of body frame ``{i}`` in the world,
+built outward by ``T_{0,i} = T_{0,parent(i)} T_{tree,i} exp(S_i^∧ q_i)`` (product of exponentials,
+[LG, 串联机器人运动方程]).
 
 Jacobians (rows ``[ω; v]``, one column per joint; columns of joints that do not move the body are 0):
 
 * ``frame="space"`` — the twist in world axes whose linear part is the velocity of the body point
   that is instantaneously at the world origin (Modern Robotics' space Jacobian ``J_s``):
-  column ``j`` is ``Ad(T_0_j) S_j``.
-* ``frame="body"`` — the twist in body-frame axes at the body origin (``J_b``):
-  column ``j`` is ``Ad(T_i_j) S_j`` with ``T_i_j = T_0_i⁻¹ T_0_j``. ``J_s = Ad(T_0_i) J_b``.
+  column ``j`` is ``S_{s,j} = Ad(T_{0,j}) S_j``.
+* ``frame="body"`` — the twist in body-frame axes about the body origin (``J_b``; ``J_i`` for body
+  ``i``): column ``j`` is ``Ad(T_{i,j}) S_j`` with ``T_{i,j} = T_{0,i}⁻¹ T_{0,j}``. ``J_s = Ad(T_{0,i}) J_b``.
 * ``frame="hybrid"`` — the angular velocity and the velocity of the body origin, both in world axes:
-  ``diag(R_0_i, R_0_i) J_b``. This is the classical geometric Jacobian of [Siciliano et al. 2009] and
+  ``diag(R_{0,i}, R_{0,i}) J_b``. This is the classical geometric Jacobian of [Siciliano et al. 2009] and
   [Craig 2005] **with its two halves in the other order**: they stack ``[v; ω]`` (linear rows
   first), this course ``[ω; v]``; swap the row blocks (``conventions.swap_order(J, kind="columns")``)
   to compare with them.
@@ -36,26 +39,27 @@ class _JointTables:
     """Per-model constants of the vectorised joint transforms (computed once per Model, read-only).
 
     Joint ``i`` turns (slides) body ``i`` by ``θ_i = scale_i q_i`` about the unit screw
-    ``Ŝ_i = S_i / scale_i``. A joint screw has zero pitch, so Rodrigues' formula holds in SE(3)
-    and for its adjoint (``[Ŝ]³ = −[Ŝ]``, ``ad(Ŝ)³ = −ad(Ŝ)``)::
+    ``S̄_i = S_i / scale_i`` (code ``unit``; ``S_i`` is scaled, :attr:`Joint.screw`). A joint screw has
+    zero pitch, so Rodrigues' formula holds in SE(3) and for its adjoint (``(S̄^∧)³ = −S̄^∧``,
+    ``ad(S̄)³ = −ad(S̄)``; ``1`` the identity)::
 
-        exp([Ŝ]θ)   = 1 + sin θ [Ŝ]    + (1 − cos θ) [Ŝ]²
-        Ad(exp(Ŝθ)) = 1 + sin θ ad(Ŝ)  + (1 − cos θ) ad(Ŝ)²
+        exp(S̄^∧ θ)   = 1 + sin θ S̄^∧    + (1 − cos θ) (S̄^∧)²
+        Ad(exp(S̄^∧ θ)) = 1 + sin θ ad(S̄)  + (1 − cos θ) ad(S̄)²
 
-    and a prismatic joint (``[Ŝ]² = ad(Ŝ)² = 0``) has ``θ`` in place of ``sin θ``. Hence
-    ``T_p_i(q) = T_tree + sin θ · T_tree[Ŝ] + (1 − cos θ) · T_tree[Ŝ]²`` and
-    ``X_i_p(q) = Ad(exp(−Ŝθ)) X_tree = X_tree − sin θ · ad(Ŝ) X_tree + (1 − cos θ) · ad(Ŝ)² X_tree``
-    with the constant ``X_tree = Ad(T_tree⁻¹)``: every joint transform of a configuration in three
-    array operations.
+    and a prismatic joint (``(S̄^∧)² = ad(S̄)² = 0``) has ``θ`` in place of ``sin θ``. Hence
+    ``T_{parent(i),i}(q_i) = T_tree + sin θ · T_tree S̄^∧ + (1 − cos θ) · T_tree (S̄^∧)²`` and
+    ``X_i(q_i) = Ad(exp(−S̄^∧ θ)) X_tree = X_tree − sin θ · ad(S̄) X_tree + (1 − cos θ) · ad(S̄)² X_tree``
+    with ``T_tree = T_{tree,i}`` and the constant ``X_tree = Ad(T_tree⁻¹)``: every joint transform of a
+    configuration in three array operations. Entry ``i-1`` of each array is joint ``i``.
     """
 
     scale: np.ndarray           # (n,) Joint.scale
     prismatic: np.ndarray       # indices of the prismatic joints
-    T_hat: np.ndarray           # (n, 4, 4) T_tree [Ŝ]
-    T_hat2: np.ndarray          # (n, 4, 4) T_tree [Ŝ]²
+    T_hat: np.ndarray           # (n, 4, 4) T_tree S̄^∧
+    T_hat2: np.ndarray          # (n, 4, 4) T_tree (S̄^∧)²
     X_tree: np.ndarray          # (n, 6, 6) Ad(T_tree⁻¹)
-    ad_X: np.ndarray            # (n, 6, 6) ad(Ŝ) X_tree
-    ad2_X: np.ndarray           # (n, 6, 6) ad(Ŝ)² X_tree
+    ad_X: np.ndarray            # (n, 6, 6) ad(S̄) X_tree
+    ad2_X: np.ndarray           # (n, 6, 6) ad(S̄)² X_tree
 
     @classmethod
     def of(cls, model):
@@ -86,7 +90,7 @@ def _rodrigues(tables, q):
     """Coefficients of Rodrigues' formula for every joint: ``(sin θ_i, 1 − cos θ_i)``, ``θ_i = scale_i q_i``.
 
     Each is an (n, 1, 1) array, ready to scale the (n, k, k) stacks of :class:`_JointTables`.
-    A prismatic joint gets ``θ_i`` in place of ``sin θ_i`` (its ``[Ŝ]²`` is zero, so the second
+    A prismatic joint gets ``θ_i`` in place of ``sin θ_i`` (its ``(S̄^∧)²`` is zero, so the second
     coefficient does not matter). See :class:`_JointTables` for the identities.
     """
     theta = (tables.scale * q)[:, None, None]
@@ -97,16 +101,17 @@ def _rodrigues(tables, q):
 
 
 def fk(model, q):
-    """World poses of all body frames, shape (n, 4, 4).
+    """World poses ``T_{0,i}`` of all body frames, shape (n, 4, 4), entry ``i-1`` for body ``i``.
 
-    ``T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)`` for every joint at once, by Rodrigues' formula
-    ``exp([Ŝ]θ) = 1 + sin θ [Ŝ] + (1 − cos θ) [Ŝ]²`` (equal to ``model.joint_transform(i, q_i)``),
-    then one outward loop ``T_0_i = T_0_p · T_p_i``.
+    ``T_{parent(i),i}(q_i) = T_{tree,i} exp(S_i^∧ q_i)`` for every joint at once, by Rodrigues' formula
+    ``exp(S̄^∧ θ) = 1 + sin θ S̄^∧ + (1 − cos θ) (S̄^∧)²`` (``S̄ = S_i / scale``, ``θ = scale · q_i``;
+    equal to ``model.joint_transform(i-1, q_i)``), then one outward loop
+    ``T_{0,i} = T_{0,parent(i)} T_{parent(i),i}``.
 
     >>> import numpy as np
     >>> from lessonlib import samples
     >>> arm = samples.planar_2link()
-    >>> np.round(fk(arm, [0.0, 0.0])[-1][:3, 3], 12) + 0.0      # second joint sits 1 m out along x
+    >>> np.round(fk(arm, [0.0, 0.0])[-1][:3, 3], 12) + 0.0      # joint 2 sits 1 m out along x
     array([1., 0., 0.])
     """
     q = model.check_q(q)
@@ -121,13 +126,15 @@ def fk(model, q):
 
 
 def joint_transforms(model, q, *, checked=True):
-    """Motion transforms ``X_i_p = Ad(T_p_i(q_i)⁻¹)`` from each parent into each body, (n, 6, 6).
+    """Motion transforms ``X_i = Ad(T_{parent(i),i}(q_i)⁻¹) = Ad(T_{i,parent(i)})`` from each parent into
+    each body, (n, 6, 6), entry ``i-1`` for joint ``i``.
 
-    Featherstone's ``Xup``: a twist of the parent in parent coordinates maps to body ``i``
-    coordinates by ``X_i_p @ v_p``; a wrench of body ``i`` maps back by ``X_i_pᵀ @ f_i``.
+    Featherstone's ``Xup``: a twist ``V_p`` of the parent ``p = parent(i)``, in parent coordinates,
+    maps to body ``i`` coordinates by ``X_i V_p``; a wrench ``F_i`` of body ``i`` maps back by
+    ``X_iᵀ F_i``.
 
     Computed for all joints in one vectorised pass by Rodrigues' formula for the adjoint,
-    ``X_i_p = Ad(exp(−Ŝθ)) X_tree = X_tree − sin θ · ad(Ŝ) X_tree + (1 − cos θ) · ad(Ŝ)² X_tree``,
+    ``X_i = Ad(exp(−S̄^∧ θ)) X_tree = X_tree − sin θ · ad(S̄) X_tree + (1 − cos θ) · ad(S̄)² X_tree``,
     with ``X_tree = Ad(T_tree⁻¹)`` and the two products computed once per Model (and kept here, in
     a cache of this module: the Model itself knows nothing of them).
 
@@ -174,19 +181,20 @@ def resolve_body(model, body):
 def wrench_at_body(model, frame, F):
     """A wrench given at a frame, moved to the body the frame is fixed on: ``(body, F_body)``.
 
-    Convention: ``F = [n; f]`` in the axes of ``frame``, moment about the frame's origin;
+    Convention: ``F = [μ; f]`` in the axes of ``frame``, moment about the frame's origin;
     ``F_body`` is the same wrench in body axes, moment about the body origin (what ``f_ext[body]``
-    takes): ``F_body = Ad(T_b_f⁻¹)ᵀ F``, with ``T_b_f`` the frame's pose on its body. Power is
-    invariant: the frame's twist is ``V_f = Ad(T_b_f⁻¹) V_b``, so ``F_bodyᵀ V_b = Fᵀ V_f``.
+    takes, ``body`` the code index): ``F_body = Ad(T_bf⁻¹)ᵀ F``, with ``T_bf`` (code ``T_b_f``) the
+    frame's pose on its body. The power is invariant: the frame's twist is ``V_f = Ad(T_bf⁻¹) V_b``,
+    so ``F_bodyᵀ V_b = Fᵀ V_f``.
     ``frame``: a name of ``model.frames`` or a body index (:func:`resolve_body`; an index gives
     ``F`` back unchanged). A frame on the base gives ``BASE`` and the wrench in world axes about
     the world origin. No ``q``: the frame does not move on its body.
 
     >>> import numpy as np
     >>> from lessonlib import samples
-    >>> arm = samples.planar_2link()                    # frame "tip": 1 m along x of body 1
+    >>> arm = samples.planar_2link()                    # frame "tip": 1 m along x of body 2 (index 1)
     >>> body, F_body = wrench_at_body(arm, "tip", [0, 0, 0, 0, -10.0, 0])     # 10 N along -y at the tip
-    >>> body, F_body + 0.0                              # about body 1's origin: n = (1, 0, 0) × (0, -10, 0)
+    >>> body, F_body + 0.0                              # about O_2: μ = (1, 0, 0) × (0, -10, 0)
     (1, array([  0.,   0., -10.,   0., -10.,   0.]))
     """
     F = validate.wrench(F, "F")
@@ -225,9 +233,11 @@ def jacobian(model, q, body=-1, frame="space"):
 
 
 def body_twists(model, q, qd):
-    """Body twists ``v_i = [ω_i; v_i]`` of every body in its own frame, shape (n, 6).
+    """Body twists ``V_i = [ω_i; v_i]`` of every body in its own frame ``{i}``, shape (n, 6), row ``i-1``
+    for body ``i``.
 
-    Outward recursion ``v_i = Ad(T_p_i⁻¹) v_p + S_i q̇_i`` ([WJ §2.2]).
+    Outward recursion ``V_i = X_i V_p + S_i q̇_i`` with ``X_i = Ad(T_{p,i}⁻¹)``, ``p = parent(i)``
+    ([WJ §2.2]).
     """
     q = model.check_q(q)
     qd = model.check_q(qd, "qd")

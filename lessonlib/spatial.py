@@ -1,22 +1,24 @@
-"""Spatial (6-D) algebra in the course's angular-first order ``[ω; v]`` / ``[n; f]``.
+"""Spatial (6-D) algebra in the course's angular-first order: twists ``V = [ω; v]``, wrenches ``F = [μ; f]``.
 
 The names follow Featherstone's *Rigid Body Dynamics Algorithms* ([Featherstone 2008]) and [WJ §2.2]; each one is a
 thin, named view of a Lie-group operation from :mod:`lessonlib.se3`, so the two vocabularies of the
 course meet here:
 
-=========================  ========================  ==========================================
-spatial (Featherstone)     Lie group ([LG])          meaning
-=========================  ========================  ==========================================
-``cross_motion(v)``        ``ad(v)``                 ``v ×`` acting on a motion vector
-``cross_force(v)``         ``ad_dual(v) = −ad(v)ᵀ``  ``v ×*`` acting on a force vector
-``plucker(R, p)``          ``Ad(T⁻¹)``               motion transform from frame A to frame B
-``plucker(R, p).T``        ``Ad(T⁻¹)ᵀ``              force transform from frame B to frame A
-=========================  ========================  ==========================================
+=========================  ============================  ==========================================
+spatial (Featherstone)     Lie group ([LG])              meaning
+=========================  ============================  ==========================================
+``cross_motion(V)``        ``ad(V)``                     ``V ×`` acting on a motion vector (a twist)
+``cross_force(V)``         ``ad*(V) = −ad(V)ᵀ``          ``V ×*`` acting on a force vector (a wrench)
+                           (``ad_dual``)
+``plucker(R, p)``          ``Ad(T⁻¹)``                   motion transform from frame A to frame B
+``plucker(R, p).T``        ``Ad(T⁻¹)ᵀ``                  force transform from frame B to frame A
+=========================  ============================  ==========================================
 
-Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T = T_A_B``): the
-force transform is the transpose of the motion transform, ``X_B_Aᵀ = Ad(T_A_B⁻¹)ᵀ`` (power
-``fᵀ v`` is the same in both frames). A quantity of the whole body that does not depend on the
-point it is taken about, its mass, is :func:`mass`.
+Here ``R, p`` are the orientation and origin of frame B expressed in frame A (``T = T_ab``, code
+``T_A_B``): the force transform is the transpose of the motion transform, ``X_B_Aᵀ = Ad(T_ab⁻¹)ᵀ``
+(the power ``P = FᵀV`` is the same in both frames). A spatial inertia ``𝓘`` is a 6×6 matrix, ``G``
+in code. A quantity of the whole body that does not depend on the point it is taken about, its
+mass, is :func:`mass`.
 
 >>> import numpy as np
 >>> v = np.array([0.1, -0.2, 0.3, 1.0, 2.0, -1.0])
@@ -32,18 +34,19 @@ from . import se3, so3
 from ._operators import Ad_inv
 from .conventions import ANG, LIN
 
-#: ``v×`` on motion vectors (the Lie-algebra adjoint ``ad(v)``).
+#: ``V×`` on motion vectors (the Lie-algebra adjoint ``ad(V)``).
 cross_motion = se3.ad
-#: ``v×*`` on force vectors, ``−ad(v)ᵀ`` (the coadjoint ``ad_dual(v)``).
+#: ``V×*`` on force vectors, ``ad*(V) = −ad(V)ᵀ`` (the coadjoint, ``ad_dual(V)``).
 cross_force = se3.ad_dual
 
 
 def plucker(R, p):
     """Plücker motion transform ``X_B_A`` from frame A coordinates to frame B coordinates.
 
-    Convention: ``R, p`` give frame B in frame A (``T_A_B = [[R, p], [0, 1]]``), and
-    ``X_B_A = Ad(T_A_B⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]``. A force (wrench) goes the other way with
-    the transpose: ``f_A = X_B_Aᵀ f_B`` ([RNE05]: why the force pass uses the transpose).
+    Convention: ``R, p`` give frame B in frame A (``T_ab = [[R, p], [0, 1]]``, code ``T_A_B``), and
+    ``X_B_A = Ad(T_ab⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]`` maps a twist: ``V_b = X_B_A V_a``. A wrench goes
+    the other way with the transpose: ``F_a = X_B_Aᵀ F_b`` ([RNE05]: why the force pass uses the
+    transpose).
 
     >>> import numpy as np
     >>> R, p = so3.rot_z(0.3), np.array([1.0, 2.0, 3.0])
@@ -69,15 +72,17 @@ def plucker_to_Rp(X):
 
 
 def inertia(m, c, I_c):
-    """Spatial inertia about the body-frame origin from mass, centre of mass and COM inertia.
+    """Spatial inertia ``𝓘`` (``G`` in code) about the body-frame origin ``O`` from mass, centre of mass
+    and rotational inertia about the centre of mass.
 
     Convention (angular-first, [LG, 惯量和力旋量] / [Featherstone 2008] eq. 2.63):
-    ``I_O = [[I_c + m [c][c]ᵀ, m [c]], [m [c]ᵀ, m 1]]`` so that the momentum is ``h = I_O v``
-    for a twist ``v = [ω; v_O]`` of the body origin, and the kinetic energy is ``½ vᵀ I_O v``.
+    ``𝓘 = [[I_c + m [p_c][p_c]ᵀ, m [p_c]], [m [p_c]ᵀ, m 1]]`` (its top-left block is ``I_O``) so
+    that the spatial momentum is ``𝓘 V = [L_O; m v_c]`` for a twist ``V = [ω; v]`` of the body
+    (``v`` the velocity of the body point at ``O``), and the kinetic energy is ``K = ½ Vᵀ 𝓘 V``.
 
-    Parameters: ``m`` mass (kg, > 0); ``c`` COM in the body frame (3,); ``I_c`` rotational
-    inertia about the COM in body axes (3, 3), symmetric, positive semi-definite and satisfying
-    the triangle inequalities.
+    Parameters: ``m`` mass (kg, > 0); ``c`` the centre of mass ``p_c`` in the body frame (3,);
+    ``I_c`` rotational inertia about the centre of mass in body axes (3, 3), symmetric, positive
+    semi-definite and satisfying the triangle inequalities.
 
     >>> import numpy as np
     >>> G = inertia(2.0, [0.0, 0.0, 0.5], np.diag([0.1, 0.1, 0.02]))
@@ -98,7 +103,7 @@ def inertia(m, c, I_c):
 
 
 def mass(G):
-    """The mass ``m`` of a spatial inertia ``G`` (its linear block is ``m·1`` about any point; stacks too).
+    """The mass ``m`` of a spatial inertia ``𝓘`` (``G``; its linear block is ``m·1`` about any point; stacks too).
 
     >>> float(mass(inertia(2.5, [0.1, 0.0, 0.0], np.eye(3) * 0.01)))
     2.5
@@ -108,7 +113,7 @@ def mass(G):
 
 
 def inertia_params(G, name="G"):
-    """Inverse of :func:`inertia`: ``(m, c, I_c)`` from a spatial inertia about the origin.
+    """Inverse of :func:`inertia`: ``(m, p_c, I_c)`` from a spatial inertia ``𝓘`` (``G``) about the origin.
 
     >>> import numpy as np
     >>> m, c, I_c = inertia_params(inertia(3.0, [0.1, 0.2, 0.3], np.diag([1.0, 2.0, 2.5])))
@@ -125,11 +130,11 @@ def inertia_params(G, name="G"):
 
 
 def transform_inertia(X, G):
-    """Express a spatial inertia in another frame: ``G_B = X_A_Bᵀ G_A X_A_B``.
+    """Express a spatial inertia in another frame: ``𝓘_b = X_A_Bᵀ 𝓘_a X_A_B`` (``G`` is ``𝓘_a``).
 
-    Convention: ``X_A_B`` is the motion transform from B to A coordinates (so the kinetic energy
-    ``½ v_Bᵀ G_B v_B = ½ v_Aᵀ G_A v_A`` is invariant). With ``T_A_B`` the pose of B in A,
-    ``X_A_B = Ad(T_A_B)``.
+    Convention: ``X_A_B`` is the motion transform from B to A coordinates, ``V_a = X_A_B V_b`` (so
+    the kinetic energy ``K = ½ V_bᵀ 𝓘_b V_b = ½ V_aᵀ 𝓘_a V_a`` is invariant). With ``T_ab`` the pose
+    of B in A, ``X_A_B = Ad(T_ab)``.
 
     >>> import numpy as np
     >>> G = inertia(1.0, [0, 0, 0], np.eye(3) * 0.1)
@@ -143,18 +148,19 @@ def transform_inertia(X, G):
 
 
 def check_inertia_params(m, c, I_c, name="inertia"):
-    """Raise ``ValueError`` unless ``(m, c, I_c)`` is a physically consistent rigid body.
+    """Raise ``ValueError`` unless ``(m, c, I_c)`` (``c`` the centre of mass ``p_c``) is a physically
+    consistent rigid body.
 
     Mass > 0; ``I_c`` finite, symmetric, positive semi-definite and satisfying the triangle
-    inequalities of its principal moments (``I1 + I2 ≥ I3`` …). A thin rod (one zero moment) is
+    inequalities of its principal moments (``I_(1) + I_(2) ≥ I_(3)`` …). A thin rod (one zero moment) is
     valid. (The checks are :func:`lessonlib._validate.rigid_body`'s.)
     """
     validate.rigid_body(m, c, I_c, name)
 
 
 def check_spatial_inertia(G, name="inertia"):
-    """Raise ``ValueError`` unless ``G`` is the 6×6 spatial inertia of a physical rigid body; return it
-    as a float array.
+    """Raise ``ValueError`` unless ``G`` is the 6×6 spatial inertia ``𝓘`` of a physical rigid body;
+    return it as a float array.
 
     ``G`` must be finite and symmetric with linear block ``m·1``, and its mass, centre of mass and
     rotational inertia (:func:`inertia_params`) must pass :func:`check_inertia_params`.

@@ -7,8 +7,8 @@ Python work per sample. Two backends compute the same numbers:
   :mod:`.frames` re-expresses every body in a *joint frame* (origin on the joint axis, z along
   it), so a joint transform is a constant 6×6 (one BLAS product on the whole block) followed by a
   turn about z by the joint angle (sin and cos per joint and sample, applied to two rows of each
-  3-vector), and the joint screw ``S_i`` is a unit vector: ``τ_i = S_iᵀ f_i`` is one row of
-  ``f_i``, ``U_i = I^A_i S_i`` one column of ``I^A_i`` and ``D_i`` one entry. Composite inertias
+  3-vector), and the joint screw ``S_i`` is a unit vector (times ``Joint.scale``): ``τ_i = S_iᵀ F_i``
+  is one row of ``F_i``, ``𝓘^A_i S_i`` one column of ``𝓘^A_i`` and ``D_i`` one entry. Composite inertias
   (rigid-body inertias: 10 independent entries) and articulated inertias (symmetric: 21) are
   stored and carried by their independent entries only, in coordinates where the turn about z
   is cheap. Samples stream in blocks of :data:`BLOCK`, so a block's arrays stay in the cache.
@@ -23,10 +23,11 @@ Torques, mass matrices and accelerations do not depend on the frames the bodies 
 so the results equal the per-sample algorithms' (tests: to 1e-10, on chains, trees and prismatic
 joints, and against Pinocchio).
 
-Convention: as everywhere in the course — ``[ω; v]`` / ``[n; f]``, gravity as the base
-acceleration ``a_0 = [0; −g]``, ``f_ext`` the wrenches the environment applies on the bodies, each
-in its body frame about the body origin (shape ``(N, n, 6)``, or ``(n, 6)`` for the same wrenches
-at every sample).
+Convention: as everywhere in the course (``course/NOTATION.md``) — twists ``[ω; v]``, wrenches
+``[μ; f]``, bodies and joints ``i = 1 .. n`` at entry ``i-1``, gravity as the base acceleration
+``A_0 = [0; −g_phys]``, ``f_ext`` the wrenches ``F^ext_i`` the environment applies on the bodies, each
+in its body frame ``{i}`` about the body origin ``O_i`` (shape ``(N, n, 6)``, or ``(n, 6)`` for the
+same wrenches at every sample).
 
 >>> import numpy as np
 >>> from lessonlib import samples
@@ -145,9 +146,10 @@ def _per_sample(model, block, arrays, a_0, F, **options):
 def rnea(model, Q, QD, QDD, *, gravity=None, f_ext=None, backend=None):
     """Joint torques ``τ`` (N, n) of a whole trajectory by the RNEA, one row per sample.
 
-    ``Q, QD, QDD`` (N, n); ``gravity`` world 3-vector (None: the model's default); ``f_ext``
-    (N, n, 6), or (n, 6) for the same at every sample: ``f_ext[k, i]`` is the wrench the environment
-    applies on body ``i`` at sample ``k``, in body frame ``i``, moment about its origin; ``backend`` one of
+    ``Q, QD, QDD`` (N, n); ``gravity`` ``g_phys``, a world 3-vector (None: the model's default);
+    ``f_ext`` (N, n, 6), or (n, 6) for the same at every sample: ``f_ext[k, i-1] = F^ext_i`` is the
+    wrench the environment applies on body ``i`` at sample ``k``, in body frame ``{i}``, moment about
+    its origin ``O_i``; ``backend`` one of
     :data:`BACKENDS` (None: the fastest installed). Equals
     ``[dynamics.rnea(model, Q[k], QD[k], QDD[k], ...) for k in range(N)]``.
     """
@@ -180,8 +182,8 @@ def crba(model, Q, *, backend=None):
 def aba(model, Q, QD, TAU, *, gravity=None, f_ext=None, backend=None):
     """Joint accelerations ``q̈`` (N, n) of a whole trajectory by the ABA, one row per sample.
 
-    ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` (body frames, about the body origins) and ``backend``
-    as in :func:`rnea`. Equals
+    ``Q, QD, TAU`` (N, n); ``gravity``, ``f_ext`` (``f_ext[k, i-1] = F^ext_i`` in body frame ``{i}``,
+    about ``O_i``) and ``backend`` as in :func:`rnea`. Equals
     ``[dynamics.aba(model, Q[k], QD[k], TAU[k], ...) for k in range(N)]``.
     """
     return _joint_space(model, "aba", {"Q": Q, "QD": QD, "TAU": TAU}, gravity, f_ext, backend)
@@ -195,7 +197,7 @@ def _joint_space(model, algorithm, arrays, gravity, f_ext, backend):
     N = Q.shape[0]
     X1, X2 = (validate.trajectory(model, X, name, N) for name, X in others)
     F = validate.trajectory_wrenches(model, f_ext, N)
-    a_0 = base_acceleration(model.gravity_or_default(gravity))           # [0; −g]
+    a_0 = base_acceleration(model.gravity_or_default(gravity))           # A_0 = [0; −g_phys]
     if backend == "numpy":
         if algorithm == "rnea":
             return _per_sample(model, rnea_block, (Q, X1, X2), a_0, F)

@@ -2,8 +2,8 @@
 
 One loop over the samples; inside it, for each sample, the loops over the bodies of
 :mod:`lessonlib.dynamics` on the joint frames of :mod:`.frames` — the constant part of a joint
-transform as a 3×3 rotation and a translation, the joint turn ``Rz(θ)`` on the x and y rows, the
-unit joint screw as a row or a column; composite inertias carried by their 10 rigid-body
+transform as a 3×3 rotation and a translation, the joint turn ``R_z(θ)`` on the x and y rows, the
+joint screw (a unit vector times ``scale``) as a row or a column; composite inertias carried by their 10 rigid-body
 coordinates, articulated inertias as symmetric 6×6 matrices. Nothing is allocated per sample, and
 each small product is written out row by row on scalars, which the compiler pipelines. The NumPy kernels (:mod:`.inverse_dynamics`,
 :mod:`.mass_matrix`, :mod:`.forward_dynamics`) compute the same numbers and stay the reference:
@@ -42,7 +42,7 @@ def motion_to_child(T_C, revolute, c, s, theta, m, out):
     for r in range(3):
         out[ANG_X + r] = T_C[0, r] * w0 + T_C[1, r] * w1 + T_C[2, r] * w2
         out[LIN_X + r] = T_C[0, r] * u0 + T_C[1, r] * u1 + T_C[2, r] * u2
-    if revolute:                                     # Rz(θ)ᵀ on ω and on v
+    if revolute:                                     # R_z(θ)ᵀ on ω and on v
         for x in (ANG_X, LIN_X):
             a, b = out[x], out[x + 1]
             out[x] = c * a + s * b
@@ -54,24 +54,24 @@ def motion_to_child(T_C, revolute, c, s, theta, m, out):
 
 @inline
 def joint_force(revolute, c, s, theta, f):
-    """``X_J(θ)ᵀ f`` as six scalars ``n_x, n_y, n_z, f_x, f_y, f_z``: a wrench across the joint, to the
-    parent's side."""
+    """``X_J(θ)ᵀ F`` for a wrench ``F = [μ; f]`` as six scalars ``μ_x, μ_y, μ_z, f_x, f_y, f_z`` (``n0 ..``
+    and ``f0 ..`` in code): a wrench across the joint, to the parent's side."""
     n0, n1, n2, f0, f1, f2 = f[ANG_X], f[ANG_Y], f[ANG_Z], f[LIN_X], f[LIN_Y], f[LIN_Z]
-    if revolute:                                     # Rz(θ) on n and on f
+    if revolute:                                     # R_z(θ) on μ and on f
         return c * n0 - s * n1, s * n0 + c * n1, n2, c * f0 - s * f1, s * f0 + c * f1, f2
-    return n0 - theta * f1, n1 + theta * f0, n2, f0, f1, f2          # n ← n + θ e_z × f
+    return n0 - theta * f1, n1 + theta * f0, n2, f0, f1, f2          # μ ← μ + θ e_z × f
 
 
 @inline
 def add_force_to_parent(T_C, revolute, c, s, theta, f, f_p, sign):
-    """``f_p += sign · X_Cᵀ X_J(θ)ᵀ f``: a child's wrench added to its parent's (``f' = R f``,
-    ``n' = R n + p × f'``, with ``T_C = (R, p)`` as in :func:`motion_to_child`)."""
+    """``f_p += sign · X_Cᵀ X_J(θ)ᵀ f``: a child's wrench ``[μ; f]`` added to its parent's (``f' = R f``,
+    ``μ' = R μ + p × f'``, with ``T_C = (R, p)`` as in :func:`motion_to_child`)."""
     n0, n1, n2, f0, f1, f2 = joint_force(revolute, c, s, theta, f)
     g0 = T_C[0, 0] * f0 + T_C[0, 1] * f1 + T_C[0, 2] * f2             # f' = R f
     g1 = T_C[1, 0] * f0 + T_C[1, 1] * f1 + T_C[1, 2] * f2
     g2 = T_C[2, 0] * f0 + T_C[2, 1] * f1 + T_C[2, 2] * f2
     p0, p1, p2 = T_C[0, 3], T_C[1, 3], T_C[2, 3]
-    f_p[ANG_X] += sign * (T_C[0, 0] * n0 + T_C[0, 1] * n1 + T_C[0, 2] * n2 + p1 * g2 - p2 * g1)   # R n + p × f'
+    f_p[ANG_X] += sign * (T_C[0, 0] * n0 + T_C[0, 1] * n1 + T_C[0, 2] * n2 + p1 * g2 - p2 * g1)   # R μ + p × f'
     f_p[ANG_Y] += sign * (T_C[1, 0] * n0 + T_C[1, 1] * n1 + T_C[1, 2] * n2 + p2 * g0 - p0 * g2)
     f_p[ANG_Z] += sign * (T_C[2, 0] * n0 + T_C[2, 1] * n1 + T_C[2, 2] * n2 + p0 * g1 - p1 * g0)
     f_p[LIN_X] += sign * g0
@@ -146,7 +146,8 @@ def add_matvec(A, x, out, sign):
 
 @inline
 def add_momentum_rate(v, h, out):
-    """``out += ad*(v) h = [ω × h_n + v × h_f; ω × h_f]``."""
+    """``out += ad*(V) h = [ω × h_n + v × h_f; ω × h_f]`` for a twist ``V = [ω; v]`` and a spatial
+    momentum ``h = 𝓘V = [h_n; h_f]`` (``h`` is not the bias force here)."""
     w0, w1, w2, v0, v1, v2 = v[ANG_X], v[ANG_Y], v[ANG_Z], v[LIN_X], v[LIN_Y], v[LIN_Z]
     n0, n1, n2, f0, f1, f2 = h[ANG_X], h[ANG_Y], h[ANG_Z], h[LIN_X], h[LIN_Y], h[LIN_Z]
     out[ANG_X] += w1 * n2 - w2 * n1 + v1 * f2 - v2 * f1
@@ -159,7 +160,7 @@ def add_momentum_rate(v, h, out):
 
 @inline
 def bias_acceleration(v, revolute, qd, out):
-    """``out = ad(v) S q̇`` for the joint-frame screw (``e_ωz`` revolute: ``[ω × z; v × z]``,
+    """``out = ad(V) S q̇`` (``A^×``) for the joint-frame screw (``e_ωz`` revolute: ``[ω × z; v × z]``,
     ``e_vz`` prismatic: ``[0; ω × z]``)."""
     for r in range(6):
         out[r] = 0.0
@@ -172,7 +173,7 @@ def bias_acceleration(v, revolute, qd, out):
 
 @inline
 def body_force(inertia, v, out, h):
-    """``out += v ×* I v`` (``h`` scratch): the velocity product of a body."""
+    """``out += V ×* 𝓘V`` (``v``, ``inertia`` in code; ``h`` scratch): the velocity product of a body."""
     for r in range(6):
         h[r] = 0.0
     add_matvec(inertia, v, h, 1.0)
@@ -181,7 +182,8 @@ def body_force(inertia, v, out, h):
 
 @inline
 def external(F, k, i, wrench_to_J, out):
-    """``out −= Ad(T_i_J)ᵀ f_ext,i`` when there are wrenches (``F`` (N or 1 or 0, n, 6))."""
+    """``out −= Ad(T_i_J)ᵀ F^ext`` (the body's wrench from ``f_ext``, body frame, moved to the joint
+    frame) when there are wrenches (``F`` (N or 1 or 0, n, 6))."""
     if F.shape[0] > 0:
         add_matvec(wrench_to_J[i], F[k if F.shape[0] > 1 else 0, i], out, -1.0)
 
@@ -189,8 +191,8 @@ def external(F, k, i, wrench_to_J, out):
 # --- the algorithms, sample by sample ----------------------------------------------------------------
 # Arguments: the joint frames (parent, revolute, row = k of S = scale · e_k, scale, T_C and
 # X_C = Ad(T_C⁻¹), inertia, wrench_to_J: see frames.JointFrames), then per sample Theta = scale · Q and C, S its cosine and
-# sine (N, n), the joint-space inputs (N, n), a_0 = [0; −g], F (N, n, 6) or (1, n, 6) or (0, n, 6)
-# wrenches on the bodies, and the output.
+# sine (N, n), the joint-space inputs (N, n), a_0 = A_0 = [0; −g_phys], F (N, n, 6) or (1, n, 6) or (0, n, 6)
+# wrenches F^ext on the bodies (body frames, about the body origins), and the output. Entry i-1 is body i.
 
 @jit
 def rnea(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, S, QD, QDD, a_0, F, tau):
@@ -204,17 +206,17 @@ def rnea(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C,
             motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], zero if p < 0 else v[p], v[i])
             motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], a_0 if p < 0 else a[p], a[i])
             qd = scale[i] * QD[k, i]
-            v[i, row[i]] += qd                                    # v_i = X v_p + S q̇
-            bias_acceleration(v[i], revolute[i], qd, f[i])        # a_i = X a_p + ad(v_i) S q̇ + S q̈
+            v[i, row[i]] += qd                                    # V_i = X_i V_p + S_i q̇_i
+            bias_acceleration(v[i], revolute[i], qd, f[i])        # A_i = X_i A_p + ad(V_i) S_i q̇_i + S_i q̈_i
             for r in range(6):
                 a[i, r] += f[i, r]
                 f[i, r] = 0.0
             a[i, row[i]] += scale[i] * QDD[k, i]
-            add_matvec(inertia[i], a[i], f[i], 1.0)              # f_i = I a + v ×* I v − f_ext
+            add_matvec(inertia[i], a[i], f[i], 1.0)              # F_i = 𝓘_i A_i + V_i ×* 𝓘_i V_i − F^ext_i
             body_force(inertia[i], v[i], f[i], h)
             external(F, k, i, wrench_to_J, f[i])
         for i in range(n - 1, -1, -1):                            # inward: forces
-            tau[k, i] = scale[i] * f[i, row[i]]                   # τ_i = S_iᵀ f_i
+            tau[k, i] = scale[i] * f[i, row[i]]                   # τ_i = S_iᵀ F_i
             if parent[i] >= 0:
                 add_force_to_parent(T_C[i], revolute[i], c[i], s[i], theta[i], f[i], f[parent[i]], 1.0)
 
@@ -224,7 +226,7 @@ def crba(parent, revolute, row, scale, T_C, X_C, inertia_r, K_C, slide, column, 
     """``M[k]`` = the CRBA's mass matrix at sample ``k`` (full and symmetric). Composite inertias are
     rigid-body inertias, carried by their 10 coordinates: ``inertia_r`` (n, 10), ``K_C`` (n, 10, 10)
     the congruences with ``X_C``, ``slide`` (2, 10, 10) or None, ``column`` (n, 6, 10) maps coordinates to
-    ``I S_i / scale_i``."""
+    ``𝓘^c S_i / scale_i``."""
     N, n = Theta.shape
     I_c, w, F, G = np.zeros((n, 10)), np.zeros(10), np.zeros(6), np.zeros(6)
     for k in range(N):
@@ -240,7 +242,7 @@ def crba(parent, revolute, row, scale, T_C, X_C, inertia_r, K_C, slide, column, 
             for j in range(n):
                 M[k, i, j] = 0.0
         for i in range(n):
-            z = I_c[i]                                            # F = I^c_i S_i
+            z = I_c[i]                                            # F = 𝓘^c_i S_i
             z0, z1, z2, z3, z4, z5, z6, z7, z8, z9 = z[0], z[1], z[2], z[3], z[4], z[5], z[6], z[7], z[8], z[9]
             for r in range(6):
                 L = column[i, r]
@@ -275,29 +277,29 @@ def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, 
             motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], zero if p < 0 else v[p], v[i])
             qd = scale[i] * QD[k, i]
             v[i, row[i]] += qd                                    # v_i = X v_p + S q̇
-            bias_acceleration(v[i], revolute[i], qd, cb[i])       # c_i = ad(v_i) S q̇
+            bias_acceleration(v[i], revolute[i], qd, cb[i])       # A^×_i = ad(V_i) S_i q̇_i
             for r in range(6):
                 p_A[i, r] = 0.0
                 for j in range(6):
-                    I_A[i, r, j] = inertia[i, r, j]               # I^A_i = I_i
-            body_force(inertia[i], v[i], p_A[i], h)               # p^A_i = v ×* I v − f_ext
+                    I_A[i, r, j] = inertia[i, r, j]               # 𝓘^A_i = 𝓘_i
+            body_force(inertia[i], v[i], p_A[i], h)               # F^A_i = V_i ×* 𝓘_i V_i − F^ext_i
             external(F, k, i, wrench_to_J, p_A[i])
         for i in range(n - 1, -1, -1):                            # 2. inward: articulated inertias
             kk, si = row[i], scale[i]
             for r in range(6):
-                U[i, r] = si * I_A[i, r, kk]                      # U_i = I^A_i S_i
+                U[i, r] = si * I_A[i, r, kk]                      # U_i = 𝓘^A_i S_i
             D[i] = si * U[i, kk]                                  # D_i = S_iᵀ U_i
             if not D[i] > D_min:                                  # a singular mass matrix
                 singular[0], singular[1], singular[2] = k, i, D[i]
                 return
-            u[i] = TAU[k, i] - si * p_A[i, kk]                    # u_i = τ_i − S_iᵀ p^A_i
+            u[i] = TAU[k, i] - si * p_A[i, kk]                    # u_i = τ_i − S_iᵀ F^A_i
             p = parent[i]
             if p >= 0:
-                for r in range(6):                                # I^a = I^A − U Uᵀ / D
+                for r in range(6):                                # 𝓘^a = 𝓘^A − U Uᵀ / D
                     U_D = U[i, r] / D[i]
                     for j in range(6):
                         I_a[r, j] = I_A[i, r, j] - U_D * U[i, j]
-                    p_a[r] = p_A[i, r] + U_D * u[i]               # p^a = p^A + I^a c + U u / D
+                    p_a[r] = p_A[i, r] + U_D * u[i]               # F^a = F^A + 𝓘^a A^× + U u / D
                 add_matvec(I_a, cb[i], p_a, 1.0)
                 add_inertia_to_parent(X_C[i], revolute[i], c[i], s[i], theta[i], I_a, I_A[p], A, B)
                 add_force_to_parent(T_C[i], revolute[i], c[i], s[i], theta[i], p_a, p_A[p], 1.0)
@@ -306,7 +308,7 @@ def aba(parent, revolute, row, scale, T_C, X_C, inertia, wrench_to_J, Theta, C, 
             motion_to_child(T_C[i], revolute[i], c[i], s[i], theta[i], a_0 if p < 0 else a[p], a[i])
             acc = u[i]
             for r in range(6):
-                a[i, r] += cb[i, r]                               # a'_i = X a_p + c_i
+                a[i, r] += cb[i, r]                               # A'_i = X_i A_p + A^×_i
                 acc -= U[i, r] * a[i, r]
-            qdd[k, i] = acc / D[i]                                # q̈_i = (u_i − U_iᵀ a'_i) / D_i
-            a[i, row[i]] += scale[i] * qdd[k, i]                  # a_i = a'_i + S_i q̈_i
+            qdd[k, i] = acc / D[i]                                # q̈_i = (u_i − U_iᵀ A'_i) / D_i
+            a[i, row[i]] += scale[i] * qdd[k, i]                  # A_i = A'_i + S_i q̈_i

@@ -20,10 +20,13 @@ class SingularPivot(Exception):
 def aba_block(frames, work, Q, QD, TAU, a_0, F, *, D_min):
     """Joint accelerations ``q̈`` (n, N) of a block; ``Q, QD, TAU`` (n, N); ``F`` (6, n, N), (6, n, 1) or None.
 
-    ``work``: the call's :class:`.frames.Workspace`. Bodies' quantities are stored component-major
-    (``v[:, i]`` the twist of body ``i``). Articulated inertias ``I^A`` are stored by their 21
-    coordinates (:data:`.frames.SYMMETRIC`); with the joint screw a unit vector, ``U = I^A S`` is a
-    column of ``I^A`` (gathered from the coordinates) and ``D = Sᵀ U`` one entry. A ``D_i`` not
+    ``work``: the call's :class:`.frames.Workspace`; ``F`` the wrenches ``F^ext`` in body frames,
+    component-major. Bodies' quantities are stored component-major (``v[:, i-1]`` the twist ``V_i``
+    of body ``i``). Articulated inertias ``𝓘^A`` (code ``I_A``) are stored by their 21 coordinates
+    (:data:`.frames.SYMMETRIC`); with the joint screw a unit vector (times ``scale``),
+    ``U = 𝓘^A S`` is a column of ``𝓘^A`` (gathered from the coordinates) and ``D = Sᵀ U`` one entry.
+    The other code names are :mod:`lessonlib.dynamics.aba`'s: ``c`` for ``A^×``, ``p_A, p_a`` for
+    ``F^A, F^a``, ``u_i = τ_i − S_iᵀ F^A_i``. A ``D_i`` not
     above ``D_min`` (:func:`lessonlib._validate.smallest_pivot`) raises :class:`SingularPivot`, as
     :func:`lessonlib.dynamics.aba` raises for one sample: it is never divided by.
     """
@@ -35,12 +38,12 @@ def aba_block(frames, work, Q, QD, TAU, a_0, F, *, D_min):
     zero[...] = 0.0
     for i in range(n):                                      # 1. outward: velocities
         v[:, i] = X.motion_to_child(i, zero if parent[i] == BASE else v[:, parent[i]])
-        v[row[i], i] += qd[i]                               # v_i = X v_p + S q̇
+        v[row[i], i] += qd[i]                               # V_i = X_i V_p + S_i q̇_i
         Iv[:, i] = I[i] @ v[:, i]
         c_i = np.zeros((6, N))
-        add_bias_acceleration(c_i, v[:, i], row[i], qd[i])  # c_i = ad(v_i) S q̇
+        add_bias_acceleration(c_i, v[:, i], row[i], qd[i])  # A^×_i = ad(V_i) S_i q̇_i
         c[i] = c_i[list(BIAS_ROWS[row[i]])]                 # its non-zero rows
-    p_A = momentum_rate(v, Iv, work.empty("p_A", (6, n, N)), work)        # p^A = v ×* I v − f_ext
+    p_A = momentum_rate(v, Iv, work.empty("p_A", (6, n, N)), work)        # F^A = V ×* 𝓘V − F^ext
     if F is not None:
         for i in range(n):
             p_A[:, i] -= frames.wrench_to_J[i] @ F[:, i]
@@ -49,18 +52,18 @@ def aba_block(frames, work, Q, QD, TAU, a_0, F, *, D_min):
     U, D, u = work.empty("U", (6, n, N)), work.empty("D", (n, N)), work.empty("u", (n, N))
     for i in reversed(range(n)):                            # 2. inward: articulated inertias
         k = row[i]
-        U[:, i] = s[i] * COLUMN[k](I_A[:, i])               # U_i = I^A_i S_i
+        U[:, i] = s[i] * COLUMN[k](I_A[:, i])               # U_i = 𝓘^A_i S_i
         D[i] = s[i] * U[k, i]                               # D_i = S_iᵀ U_i
         regular = D[i] > D_min
         if not regular.all():
             sample = int(np.argmin(regular))                # the first sample where D_i vanished
             raise SingularPivot(i, sample, float(D[i, sample]))
-        u[i] = TAU[i] - s[i] * p_A[k, i]                    # u_i = τ_i − S_iᵀ p^A_i
+        u[i] = TAU[i] - s[i] * p_A[k, i]                    # u_i = τ_i − S_iᵀ F^A_i
         if parent[i] != BASE:
             U_D = U[:, i] / D[i]
-            I_a = I_A[:, i] - FROM_UPPER(U[UPPER[0], i] * U_D[UPPER[1]])      # I^a = I^A − U Uᵀ / D
-            I_a_c = BIAS_COLUMNS[k](I_a).reshape(6, -1, N)                  # the columns of I^a that c uses
-            p_a = p_A[:, i] + U_D * u[i]                                    # p^a = p^A + I^a c + U u / D
+            I_a = I_A[:, i] - FROM_UPPER(U[UPPER[0], i] * U_D[UPPER[1]])      # 𝓘^a = 𝓘^A − U Uᵀ / D
+            I_a_c = BIAS_COLUMNS[k](I_a).reshape(6, -1, N)                  # the columns of 𝓘^a that A^× uses
+            p_a = p_A[:, i] + U_D * u[i]                                    # F^a = F^A + 𝓘^a A^× + U u / D
             p_a += (I_a_c * c[i]).sum(axis=1)
             I_A[:, parent[i]] += X.inertia_to_parent(i, I_a)
             p_A[:, parent[i]] += X.force_to_parent(i, p_a)
@@ -69,7 +72,7 @@ def aba_block(frames, work, Q, QD, TAU, a_0, F, *, D_min):
     base[...] = a_0[:, None]
     for i in range(n):                                      # 3. outward: accelerations
         a[:, i] = X.motion_to_child(i, base if parent[i] == BASE else a[:, parent[i]])
-        a[list(BIAS_ROWS[row[i]]), i] += c[i]               # a'_i = X a_p + c_i
-        qdd[i] = (u[i] - np.einsum("in,in->n", U[:, i], a[:, i])) / D[i]  # q̈_i = (u_i − U_iᵀ a'_i) / D_i
-        a[row[i], i] += s[i] * qdd[i]                       # a_i = a'_i + S_i q̈_i
+        a[list(BIAS_ROWS[row[i]]), i] += c[i]               # A'_i = X_i A_p + A^×_i
+        qdd[i] = (u[i] - np.einsum("in,in->n", U[:, i], a[:, i])) / D[i]  # q̈_i = (u_i − U_iᵀ A'_i) / D_i
+        a[row[i], i] += s[i] * qdd[i]                       # A_i = A'_i + S_i q̈_i
     return qdd

@@ -2,13 +2,15 @@
 
 **Joint frames** (Featherstone's convention). Each body is re-expressed in a frame ``J_i`` fixed to
 it, with its origin on the joint axis and z along the axis (computed once per Model). Then every
-motion transform splits into a constant 6×6 and a cheap per-sample part::
+motion transform ``X_i`` (joint ``i = 1 .. n``, entry ``i-1``) splits into a constant 6×6 and a cheap
+per-sample part::
 
-    X_i_p(q) = X_J(θ_i) · X_C,i        X_C,i = Ad(T_Jp_Ji(0)⁻¹)                 (constant)
-    X_J(θ)   = Ad(Rz(θ)⁻¹) (revolute)  or  Ad(Tz(θ)⁻¹) (prismatic),     θ_i = scale_i · q_i
+    X_i(q_i) = X_J(θ_i) · X_C,i        X_C,i = Ad(T_Jp_Ji(0)⁻¹)                 (constant)
+    X_J(θ)   = Ad(R_z(θ)⁻¹) (revolute)  or  Ad(Tz(θ)⁻¹) (prismatic),     θ_i = scale_i · q_i
 
-and the joint screw is ``S_i = scale_i · e_k`` with ``e_k`` a unit vector (``k = 2``, ``ω_z``, or
-``k = 5``, ``v_z``): ``S_iᵀ f`` is one row of ``f`` and ``I S_i`` one column of ``I``.
+and the joint screw is ``S_i = scale_i · e_k`` with ``e_k`` a unit 6-vector (code index ``k = 2``,
+``ω_z``, or ``k = 5``, ``v_z``): ``S_iᵀ F`` is one row of a wrench ``F`` and ``𝓘 S_i`` one column of a
+spatial inertia ``𝓘``.
 
 **Layout.** Arrays hold the samples on their last axis: a spatial vector of a block is ``(6, N)``, so
 a constant 6×6 operator is one BLAS product on the whole block and the per-sample part acts on rows
@@ -16,7 +18,7 @@ of length N. ``X_J(θ)`` only turns the x and y rows of ``[ω; v]`` (rows 0, 3 a
 
 **Symmetric 6×6 matrices** are stored by their independent entries only — 21 for an articulated
 inertia (:data:`SYMMETRIC`), 10 for a composite inertia, which is a rigid-body inertia (:data:`RIGID`)
-— in coordinates chosen so that a rotation about z, ``I ↦ R I Rᵀ`` with ``R = diag(Rz, Rz)``, is
+— in coordinates chosen so that a rotation about z, ``𝓘 ↦ R 𝓘 Rᵀ`` with ``R = diag(R_z, R_z)``, is
 cheap: some coordinates do not change (``I_zz``-type entries, the traces and the antisymmetric part
 of the x-y blocks), pairs turn by ``θ`` (the ``xz`` / ``yz`` entries) or by ``2θ`` (the traceless
 symmetric parts of the x-y blocks, Mohr's circle). The congruence with the constant ``X_C`` is then
@@ -33,7 +35,7 @@ from .. import se3, so3
 from .._operators import Ad_inv
 from ..conventions import ANG, ANG_X, ANG_Y, ANG_Z, BASE, LIN, LIN_X, LIN_Y, LIN_Z
 
-REVOLUTE_ROW, PRISMATIC_ROW = ANG_Z, LIN_Z      # S = e_k: ω_z for revolute joints, v_z for prismatic
+REVOLUTE_ROW, PRISMATIC_ROW = ANG_Z, LIN_Z      # S = scale · e_k: ω_z for revolute joints, v_z for prismatic
 #: The x rows ``[ω_x, v_x]`` and the y rows ``[ω_y, v_y]`` of a spatial vector (views, not copies):
 #: what a turn about z mixes.
 X_ROWS = slice(ANG_X, None, LIN_X - ANG_X)
@@ -160,12 +162,12 @@ UPPER = np.triu_indices(6)
 #: The :data:`SYMMETRIC` coordinates of a symmetric matrix from its upper-triangle entries.
 FROM_UPPER = SparseMap(SYMMETRIC.Z @ _symmetric_basis())
 
-#: ``U = I S`` for ``S = e_k``: column k of ``I`` from its coordinates (k = 2 and 5), for
+#: ``U = 𝓘 S`` for ``S = e_k``: column k of ``𝓘`` from its coordinates (k = 2 and 5), for
 #: :data:`SYMMETRIC` and :data:`RIGID` coordinates.
 COLUMN = {k: SparseMap(SYMMETRIC.columns([k])) for k in (REVOLUTE_ROW, PRISMATIC_ROW)}
 RIGID_COLUMN = {k: RIGID.columns([k]) for k in (REVOLUTE_ROW, PRISMATIC_ROW)}
 
-#: The rows of ``c = ad(v) S q̇`` that can be non-zero (``ω × z``, ``v × z``: x and y rows), per ``k``,
+#: The rows of ``A^× = ad(V) S q̇`` (``c`` in code) that can be non-zero (``ω × z``, ``v × z``: x and y rows), per ``k``,
 #: and the map from :data:`SYMMETRIC` coordinates to those columns (6 · rows).
 BIAS_ROWS = {REVOLUTE_ROW: (ANG_X, ANG_Y, LIN_X, LIN_Y), PRISMATIC_ROW: (LIN_X, LIN_Y)}
 BIAS_COLUMNS = {k: SparseMap(SYMMETRIC.columns(rows)) for k, rows in BIAS_ROWS.items()}
@@ -300,11 +302,12 @@ def cos_sin(theta):
 
 
 class BlockJoints:
-    """The joint transforms ``X_i_p = X_J(θ_i) X_C,i`` of a block of N samples, applied structurally.
+    """The joint transforms ``X_i = X_J(θ_i) X_C,i`` of a block of N samples, applied structurally.
 
     ``theta`` (n, N) = ``scale · q``; ``cos``, ``sin`` of ``θ`` and of ``2θ`` are computed once per
-    block. Each method takes the joint ``i`` and arrays with the 6 (or 21) components first and the
-    samples last; any axes between are other quantities sharing the same transform.
+    block. Each method takes the joint's code index ``i`` (joint ``i+1``) and arrays with the 6 (or 21)
+    components first and the samples last; any axes between are other quantities sharing the same
+    transform. In the method docstrings ``X_i`` is that joint's transform.
     """
 
     def __init__(self, frames, Q):
@@ -315,10 +318,10 @@ class BlockJoints:
         self.sin2 = 2.0 * self.sin * self.cos
 
     def motion_to_child(self, i, m):
-        """``X_i_p m`` (new array) for motion vectors ``m`` (6, ..., N) in the parent's joint frame."""
+        """``X_i m`` (new array) for motion vectors ``m`` (6, ..., N) in the parent's joint frame."""
         out = (self.frames.X_C[i] @ m.reshape(6, -1)).reshape(m.shape)
         x, y = out[X_ROWS], out[Y_ROWS]                   # [ω_x, v_x] and [ω_y, v_y]
-        if self.frames.revolute[i]:                       # Rz(θ)ᵀ on ω and on v
+        if self.frames.revolute[i]:                       # R_z(θ)ᵀ on ω and on v
             c, s = self.cos[i], self.sin[i]
             x_new = c * x
             x_new += s * y
@@ -332,32 +335,33 @@ class BlockJoints:
         return out
 
     def force_to_parent(self, i, f):
-        """``X_i_pᵀ f`` (new array) for wrenches ``f`` (6, ..., N) of body ``i``: in the parent's frame."""
+        """``X_iᵀ F`` (new array) for wrenches ``F`` (``f`` in code; 6, ..., N) of the body: in the
+        parent's frame."""
         g = f.copy()
-        if self.frames.revolute[i]:                       # Rz(θ) on n and on f
+        if self.frames.revolute[i]:                       # R_z(θ) on μ and on f
             c, s = self.cos[i], self.sin[i]
             x, y = g[X_ROWS], g[Y_ROWS]
             x *= c
             x -= s * f[Y_ROWS]
             y *= c
             y += s * f[X_ROWS]
-        else:                                             # n ← n + θ e_z × f
+        else:                                             # μ ← μ + θ e_z × f
             theta = self.theta[i]
             g[ANG_X] -= theta * f[LIN_Y]
             g[ANG_Y] += theta * f[LIN_X]
         return (self.frames.X_C_T[i] @ g.reshape(6, -1)).reshape(f.shape)
 
     def inertia_to_parent(self, i, z, space=SYMMETRIC):
-        """``X_i_pᵀ I X_i_p`` (new array) for matrices ``I`` of ``space`` given by coordinates ``z`` (d, N)."""
+        """``X_iᵀ 𝓘 X_i`` (new array) for matrices ``𝓘`` of ``space`` given by coordinates ``z`` (d, N)."""
         w = z.copy()
-        if self.frames.revolute[i]:                       # R I Rᵀ, R = diag(Rz(θ), Rz(θ))
+        if self.frames.revolute[i]:                       # R 𝓘 Rᵀ, R = diag(R_z(θ), R_z(θ))
             for cos, sin, (X, Y) in ((self.cos[i], self.sin[i], space.turn), (self.cos2[i], self.sin2[i], space.turn2)):
                 x, y = w[X], w[Y]
                 x *= cos
                 x -= sin * z[Y]
                 y *= cos
                 y += sin * z[X]
-        else:                                             # I + θ K1 I + θ² K2 I
+        else:                                             # 𝓘 + θ K1 𝓘 + θ² K2 𝓘
             theta = self.theta[i]
             w += theta * (space.slide[0] @ z + theta * (space.slide[1] @ z))
         K_C = self.frames.K_C if space is SYMMETRIC else self.frames.K_C_rigid
@@ -377,7 +381,8 @@ def cross(a, b, out, tmp):
 
 
 def momentum_rate(v, h, out, work):
-    """``out = ad*(v) h = [ω × h_n + v × h_f; ω × h_f]`` for twists ``v``, momenta ``h`` (6, n, N)."""
+    """``out = ad*(V) h = [ω × h_n + v × h_f; ω × h_f]`` for twists ``V = [ω; v]`` (``v`` in code) and
+    spatial momenta ``h = 𝓘V = [h_n; h_f]`` (6, n, N; ``h`` is not the bias force here)."""
     tmp, other = work.empty("plane", v.shape[1:]), work.empty("cross", (3, *v.shape[1:]))
     cross(v[ANG], h[ANG], out[ANG], tmp)
     out[ANG] += cross(v[LIN], h[LIN], other, tmp)
@@ -386,9 +391,9 @@ def momentum_rate(v, h, out, work):
 
 
 def add_bias_acceleration(a, v, k, qd):
-    """``a += ad(v) S q̇`` for ``S = e_k`` (joint frame): ``ad(v) e_ωz = [ω × z; v × z]``, ``ad(v) e_vz = [0; ω × z]``.
+    """``A += ad(V) S q̇`` for ``S = e_k`` (joint frame): ``ad(V) e_ωz = [ω × z; v × z]``, ``ad(V) e_vz = [0; ω × z]``.
 
-    ``a``, ``v`` (6, N); changes ``a`` in place.
+    ``a`` (``A``), ``v`` (``V``) (6, N); changes ``a`` in place.
     """
     if k == REVOLUTE_ROW:
         a[X_ROWS] += v[Y_ROWS] * qd

@@ -10,12 +10,13 @@ from .frames import RIGID, RIGID_COLUMN, BlockJoints
 def crba_block(frames, work, Q):
     """Mass matrices ``M`` (n, n, N) of a block ``Q`` (n, N); ``work`` the call's :class:`.frames.Workspace`.
 
-    One inward loop. At joint ``i`` the composite inertia ``I^c_i`` is complete (its children have
-    added theirs), so its column ``F_i = I^c_i S_i`` is known; ``F[:, j]`` holds the column of every
-    body ``j`` of the subtree of ``i``, carried down to frame ``i`` by the joints on the way, so
-    ``M[j, i] = S_iᵀ F_j`` for all of them at once; then the whole subtree's columns, and ``I^c_i``,
-    move on to the parent: ``F ← X_i_pᵀ F``, ``I^c_p += X_i_pᵀ I^c_i X_i_p``. Composite inertias
-    are rigid-body inertias: they are carried by their 10 :data:`.frames.RIGID` coordinates.
+    One inward loop, ``i = n .. 1`` (entry ``i-1``). At joint ``i`` the composite inertia ``𝓘^c_i``
+    (code ``I_c``) is complete (its children have added theirs), so its column ``𝓘^c_i S_i`` is known;
+    ``F[:, j-1]`` holds the column of every body ``j`` of the subtree of ``i``, carried down to frame
+    ``{i}`` by the joints on the way, so ``M_ji = S_iᵀ F_j`` for all of them at once; then the whole
+    subtree's columns, and ``𝓘^c_i``, move on to the parent ``p = parent(i)``: ``F ← X_iᵀ F``,
+    ``𝓘^c_p += X_iᵀ 𝓘^c_i X_i``. Composite inertias are rigid-body inertias: they are carried by their
+    10 :data:`.frames.RIGID` coordinates.
     """
     n, N = Q.shape
     X, parent, row, s = BlockJoints(frames, Q), frames.parent, frames.row, frames.scale
@@ -25,7 +26,7 @@ def crba_block(frames, work, Q):
     M[...] = 0.0
     for i in reversed(range(n)):
         sub = frames.subtree[i]
-        F[:, i] = s[i] * (RIGID_COLUMN[row[i]] @ I_c[:, i])               # F_i = I^c_i S_i
+        F[:, i] = s[i] * (RIGID_COLUMN[row[i]] @ I_c[:, i])               # F_i = 𝓘^c_i S_i
         M[sub, i] = s[i] * F[row[i], sub]                                 # M_ji = S_iᵀ F_j
         M[i, sub] = M[sub, i]
         if parent[i] != BASE:

@@ -1,4 +1,4 @@
-"""What the dynamics algorithms share that is not an algorithm: their checked inputs and ``a_0``.
+"""What the dynamics algorithms share that is not an algorithm: their checked inputs and ``A_0``.
 
 The checks themselves live in :mod:`lessonlib._validate` (the library's one home of input
 validation); the names here are the ones the algorithms read as they are written in the lessons
@@ -14,17 +14,17 @@ from .._validate import singular_mass_matrix, smallest_pivot
 
 __all__ = ["state", "base_acceleration", "smallest_pivot", "singular_mass_matrix"]
 
-#: model -> its ``a_0`` under its own gravity (read-only), so the default costs no new array per call.
+#: model -> its ``A_0`` under its own gravity (read-only), so the default costs no new array per call.
 _DEFAULT_A0 = weakref.WeakKeyDictionary()
 
 
 def base_acceleration(model, gravity):
-    """``a_0 = [0; −g]`` for ``gravity`` (None: the model's default): :func:`conventions.base_acceleration`
-    (the one formula) of the gravity a dynamics algorithm was given.
+    """``A_0 = [0; −g_phys]`` for ``gravity`` = ``g_phys`` (None: the model's default), ``a_0`` in code:
+    :func:`conventions.base_acceleration` (the one formula) of the gravity a dynamics algorithm was given.
 
-    Every recursion starts from it — the spatial and Lie-group forms as the base's acceleration,
-    DeNOC as ``ṫ_0`` (world axes), the classic forms as its halves ``ω̇_0 = 0``, ``v̇_0 = −g``.
-    Read-only when ``gravity`` is None (one array per Model, computed once).
+    Every recursion starts from it — the spatial form as the base's ``A_0``, the Lie-group form as
+    ``A^0_0``, DeNOC as ``V̇_{w,0}`` (world axes), the classic forms as its halves ``ω̇_0 = 0``,
+    ``a_0 = −g_phys``. Read-only when ``gravity`` is None (one array per Model, computed once).
     """
     if gravity is not None:
         return conventions.base_acceleration(model.gravity_or_default(gravity))

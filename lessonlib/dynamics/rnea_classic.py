@@ -1,44 +1,53 @@
 """Inverse dynamics by the classic 3-vector Newton–Euler recursion (Luh–Walker–Paul, Craig).
 
 Course: [LG, 牛顿欧拉递推动力学] (Craig's outward/inward equations, [Craig 2005]), [DB4 §4.1],
-[RNE05] (the static checks). The same torques as the spatial :func:`~lessonlib.dynamics.rnea.rnea`,
-written with separate angular and linear 3-vectors, as most textbooks do.
+[RNE05] (the static checks); lesson 05 §2, eqs. (5.2)–(5.3). The same torques as the spatial
+:func:`~lessonlib.dynamics.rnea.rnea`, written with separate angular and linear 3-vectors, as most
+textbooks do.
 
-Convention: every vector of body ``i`` is expressed in body frame ``i``; ``R, p`` are the
-**current** orientation and origin of frame ``i`` in its parent's frame
-(``T_p_i(q_i) = model.joint_transform(i, q_i)``), so ``R.T`` maps parent coordinates into body
-``i``; ``v̇_i`` is the real (classical) acceleration of the origin of frame ``i``, and gravity is
-folded in as the base acceleration ``v̇_0 = −g`` ([LG, 牛顿欧拉递推动力学]: "令 0v̇0 = G"); ``f_ext[i] = [n; f]``
-is the wrench the environment applies on body ``i`` (body frame ``i``, moment about its origin).
+Convention (``course/NOTATION.md``; Craig's letters are mapped there): bodies and joints
+``i = 1 .. n``, entry ``i-1`` of every array; every vector of body ``i`` is expressed in body frame
+``{i}``; ``R = R_{j,i}`` and ``p = p_{j,i}`` are the **current** orientation and origin of frame
+``{i}`` in its parent's frame ``{j}``, ``j = parent(i)`` (``T_{j,i}(q_i) = model.joint_transform(i-1,
+q_i)``), so ``Rᵀ = R_{i,j}`` maps parent coordinates into ``{i}``; ``a_i`` is the real (classical)
+acceleration of ``O_i``, and gravity is folded in as the base acceleration ``a_0 = −g_phys``
+([LG, 牛顿欧拉递推动力学]: "令 0v̇0 = G"); ``f_ext[i-1] = F^ext_i = [μ; f]`` is the wrench the
+environment applies on body ``i``, in body frame ``{i}``, moment about ``O_i``.
 
-Joint ``i`` turns (revolute) or slides (prismatic) along the unit axis ``e`` (body frame ``i``),
-through the point ``r`` (revolute; ``r = 0`` for prismatic joints), at the rate
-``s·q̇_i`` where ``s = Joint.scale`` (1 for every real joint). ``r`` is fixed in both bodies, so the
-outward pass first carries the acceleration to the axis point (a point of the parent), then from
-the axis point to the origin of frame ``i`` (a point of body ``i``). With ``r = 0`` these are
-exactly Craig's equations.
+Joint ``i`` turns (revolute) or slides (prismatic) along the unit axis ``u_i`` (body frame ``{i}``;
+code ``e``), through the point ``r`` (revolute, ``Joint.point``; ``r = 0`` for prismatic joints), at
+the rate ``s q̇_i`` where ``s = Joint.scale`` (1 for every real joint). ``r`` is fixed in both
+bodies, so the outward pass first carries the acceleration to the axis point (a point of the
+parent), then from the axis point to ``O_i`` (a point of body ``i``). With ``r = 0`` these are
+exactly Craig's equations (lesson 05's (5.2)–(5.3)).
 
-Outward pass (motion), ``i = 0 .. n−1`` (parent quantities ``ω_p, ω̇_p, v̇_p``)::
+Outward pass (motion), ``i = 1 .. n`` (parent quantities ``ω_j, ω̇_j, a_j``; for the base
+``ω_0 = ω̇_0 = 0``)::
 
-    ω_i   = Rᵀ ω_p + e s q̇_i                                     (revolute; prismatic: Rᵀ ω_p)
-    ω̇_i   = Rᵀ ω̇_p + (Rᵀ ω_p) × e s q̇_i + e s q̈_i                (revolute; prismatic: Rᵀ ω̇_p)
-    ρ     = p + R r                                              (axis point, parent frame)
-    v̇_r   = Rᵀ (v̇_p + ω̇_p × ρ + ω_p × (ω_p × ρ))                  (axis point as a point of the parent)
-          + 2 ω_i × e s q̇_i + e s q̈_i                             (prismatic only: Craig 6.47)
-    v̇_i   = v̇_r + ω̇_i × (−r) + ω_i × (ω_i × (−r))                  (from the axis point to the origin)
-    v̇_ci  = v̇_i + ω̇_i × c_i + ω_i × (ω_i × c_i)                    (centre of mass c_i)
-    F_i   = m_i v̇_ci,      N_i = I_ci ω̇_i + ω_i × I_ci ω_i          (Newton, Euler)
+    ω_i    = Rᵀ ω_j + u_i s q̇_i                                  (revolute; prismatic: Rᵀ ω_j)
+    ω̇_i    = Rᵀ ω̇_j + (Rᵀ ω_j) × u_i s q̇_i + u_i s q̈_i            (revolute; prismatic: Rᵀ ω̇_j)
+    p_r    = p + R r                                             (axis point, parent frame; code rho)
+    a_r    = Rᵀ (a_j + ω̇_j × p_r + ω_j × (ω_j × p_r))             (axis point as a point of the parent)
+           + 2 ω_i × u_i s q̇_i + u_i s q̈_i                        (prismatic only: Craig 6.47)
+    a_i    = a_r + ω̇_i × (−r) + ω_i × (ω_i × (−r))                (from the axis point to O_i)
+    a_{c_i} = a_i + ω̇_i × p_{c_i} + ω_i × (ω_i × p_{c_i})          (centre of mass p_{c_i})
+    m_i a_{c_i},      I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i               (Newton's force, Euler's moment)
 
-Inward pass (forces), ``i = n−1 .. 0``; ``f_i, n_i`` start as ``F_i`` and ``N_i + c_i × F_i``
-minus the external wrench, and each child ``j`` of ``i`` (pose ``R_j, p_j`` in frame ``i``) adds::
+Inward pass (forces), ``i = n .. 1``; ``f_i, μ_i`` start as ``m_i a_{c_i}`` and
+``I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i + p_{c_i} × m_i a_{c_i}`` minus the external wrench, and each child
+``k`` of ``i`` (pose ``R_{i,k}, p_{i,k}`` in frame ``{i}``) adds::
 
-    f_i += R_j f_j,            n_i += R_j n_j + p_j × (R_j f_j)
+    f_i += R_{i,k} f_k,            μ_i += R_{i,k} μ_k + p_{i,k} × (R_{i,k} f_k)
 
-so that, when ``i`` is reached, ``f_i, n_i`` are the force and the moment (about the origin of
-frame ``i``) that body ``i``'s parent exerts on it through joint ``i``. The joint torque is the
-moment about the axis (revolute) or the force along it (prismatic)::
+so that, when ``i`` is reached, ``f_i, μ_i`` are the force and the moment (about ``O_i``) that body
+``i``'s parent exerts on it through joint ``i``. The joint torque is the moment about the axis
+(revolute) or the force along it (prismatic)::
 
-    τ_i = s (e · (n_i − r × f_i))      (revolute)        τ_i = s (e · f_i)      (prismatic)
+    τ_i = s (u_i · (μ_i − r × f_i))      (revolute)        τ_i = s (u_i · f_i)      (prismatic)
+
+The code's names: ``w, wd, vd`` for ``ω, ω̇, a``; ``vd_r``, ``vd_c`` for ``a_r``, ``a_{c_i}``; ``c``
+for ``p_c``; ``F``, ``N`` for Craig's inertial force and moment ``m_i a_{c_i}``,
+``I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i``; ``f``, ``n`` for ``f``, ``μ`` (Craig's ``f_i``, ``n_i``).
 """
 from __future__ import annotations
 
@@ -52,11 +61,12 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """Joint torques ``τ = ID(q, q̇, q̈)`` by the classic Newton–Euler recursion (3-vectors).
 
     Convention: see the module docstring — body-frame 3-vectors, classical accelerations,
-    ``v̇_0 = −g``; the result equals :func:`~lessonlib.dynamics.rnea.rnea` (the spatial form).
+    ``a_0 = −g_phys``; the result equals :func:`~lessonlib.dynamics.rnea.rnea` (the spatial form).
 
-    Parameters: ``q, qd, qdd`` (n,); ``gravity`` world 3-vector (None: the model's default);
-    ``f_ext`` (n, 6) wrenches ``[n; f]`` the environment applies on the bodies, body frames, about
-    the body origins (None: no contact). Returns ``tau`` (n,). Cost O(n).
+    Parameters: ``q, qd, qdd`` (n,); ``gravity`` ``g_phys``, a world 3-vector (None: the model's
+    default); ``f_ext`` (n, 6): ``f_ext[i-1] = F^ext_i = [μ; f]``, the wrench the environment applies
+    on body ``i``, in body frame ``{i}``, moment about ``O_i`` (None: no contact). Returns ``tau``
+    (n,). Cost O(n).
 
     >>> from lessonlib import samples
     >>> arm = samples.planar_2link()                  # [RNE05]: two horizontal 1 m / 1 kg rods
@@ -65,11 +75,11 @@ def rnea_classic(model, q, qd, qdd, *, gravity=None, f_ext=None):
     """
     q, qd, qdd = state(model, q, qd, qdd)
     F_ext = model.check_f_ext(f_ext)
-    a_0 = base_acceleration(model, gravity)                      # [ω̇_0; v̇_0] = [0; −g]
+    a_0 = base_acceleration(model, gravity)                      # A_0 = [ω̇_0; a_0] = [0; −g_phys]
     parent, m, c, I_c = model.parent, model.mass, model.com, model.I_com
     R, p = np.zeros((model.n, 3, 3)), np.zeros((model.n, 3))
     w, wd, vd = np.zeros((model.n, 3)), np.zeros((model.n, 3)), np.zeros((model.n, 3))
-    f, n = np.zeros((model.n, 3)), np.zeros((model.n, 3))      # force and moment (Craig's f_i, n_i)
+    f, n = np.zeros((model.n, 3)), np.zeros((model.n, 3))      # force f_i and moment μ_i (Craig's f_i, n_i)
     for i in range(model.n):                                     # outward: motion
         joint = model.joints[i]
         e, r, s = joint.axis, joint.point, joint.scale

@@ -58,8 +58,8 @@ def mass_matrix_via_rnea(model, q):
 def bias_forces(model, q, qd, *, gravity=None, f_ext=None):
     """``c(q, q̇) + g(q) − τ_ext``, computed by: ``rnea(q, q̇, 0)``.
 
-    ``f_ext[i]`` (giving ``τ_ext``): the wrench the environment applies on body ``i``, in body frame
-    ``i``, moment about its origin, as for :func:`~lessonlib.dynamics.rnea.rnea`.
+    ``f_ext[i-1] = F^ext_i`` (giving ``τ_ext``): the wrench the environment applies on body ``i``, in
+    body frame ``{i}``, moment about its origin ``O_i``, as for :func:`~lessonlib.dynamics.rnea.rnea`.
     """
     return rnea(model, q, qd, np.zeros(model.n), gravity=gravity, f_ext=f_ext)
 
@@ -91,7 +91,7 @@ def coriolis_matrix(model, q, qd):
 
 
 def jacobian_transpose_force(model, q, F, *, frame, body=-1):
-    """Joint torques ``τ_ext = Jᵀ F`` of a wrench ``F = [n; f]`` applied **by the environment** on a body.
+    """Joint torques ``τ_ext = Jᵀ F`` of a wrench ``F = [μ; f]`` applied **by the environment** on a body.
 
     [WJ §2.3]'s last table row: ``ID(q, 0, 0)`` with gravity off and the wrench as ``f_ext`` gives
     ``−Jᵀ F``. ``frame`` (required, no default — the same wrench means different numbers in
@@ -120,8 +120,8 @@ def cholesky(model, M):
     whose pivot vanishes (a singular mass matrix).
 
     Pivot ``j``, ``d_j = M_jj − Σ_{k<j} L_jk²``, is what joint ``j`` adds to the inertia beyond
-    joints ``0 .. j−1``; it is ``> 0`` for a positive definite ``M``. About ``n³/6``
-    multiplications.
+    joints ``1 .. j−1`` (``M[j-1, j-1]`` in code); it is ``> 0`` for a positive definite ``M``. About
+    ``n³/6`` multiplications.
     """
     n = len(M)
     L = np.zeros((n, n))
@@ -142,8 +142,8 @@ def forward_dynamics(model, q, qd, tau, *, method="aba", gravity=None, f_ext=Non
     ``"rnea_columns"`` (``M`` from ``n`` RNEA calls, [WJ §2.3]'s table). The last two solve
     ``M q̈ = b`` as the lessons do: ``M = L Lᵀ`` (:func:`cholesky`), then ``L y = b`` by forward and
     ``Lᵀ q̈ = y`` by back substitution — never ``inv(M)``. ``ValueError`` naming the joint when
-    ``M`` is singular. ``f_ext[i]``: the wrench the environment applies on body ``i``, in body frame
-    ``i``, moment about its origin.
+    ``M`` is singular. ``f_ext[i-1] = F^ext_i``: the wrench the environment applies on body ``i``, in
+    body frame ``{i}``, moment about its origin ``O_i``.
     """
     if method == "aba":
         return aba(model, q, qd, tau, gravity=gravity, f_ext=f_ext)

@@ -1,24 +1,27 @@
 """The one robot Model every algorithm of the course consumes.
 
 A Model is a kinematic tree of ``n`` rigid bodies joined by ``n`` one-degree-of-freedom joints
-(revolute or prismatic). Body ``i`` hangs from body ``parent[i] < i`` (or from the fixed base,
-``BASE = -1``); because every parent has a smaller number than its child, the algorithms need only
-two flat loops — one outward (``i = 0 .. n-1``), one inward (``i = n-1 .. 0``) — and branched trees
+(revolute or prismatic). As in ``course/NOTATION.md``, bodies and joints are ``i = 1 .. n`` in the
+formulas and entry ``i-1`` of every array: joint ``i`` moves body ``i``, which hangs from body
+``parent(i) < i`` (the fixed base is body 0); in code ``model.parent[i-1] = parent(i) − 1``, the base
+being ``BASE = -1``. Because every parent has a smaller number than its child, the algorithms need
+only two flat loops — one outward (``i = 1 .. n``), one inward (``i = n .. 1``) — and branched trees
 come for free (Featherstone's numbering).
 
-Geometry. Body frame ``i`` is attached to the moving body of joint ``i``. Its pose in the parent
-body's frame is ::
+Geometry. Body frame ``{i}`` (origin ``O_i``) is attached to the moving body of joint ``i``. Its pose
+in the parent body's frame is ::
 
-    T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)          (product of exponentials, [LG, 串联机器人运动方程])
+    T_{parent(i),i}(q_i) = T_{tree,i} exp(S_i^∧ q_i)     (product of exponentials, [LG, 串联机器人运动方程])
 
-where ``T_tree[i]`` is the pose at ``q_i = 0`` and ``S_i = [ω; v]`` is the joint screw in body
-frame ``i`` (:attr:`Joint.screw`): ``s [e; r × e]`` for a revolute joint about the unit axis ``e``
-through the point ``r``, ``s [0; e]`` for a prismatic joint along ``e``, with ``s = Joint.scale`` —
-1 for every real joint, when ``S_i`` is a unit screw. In Featherstone's notation ``S_i`` is the
-motion subspace and ``X_i_p = Ad(T_p_i⁻¹)`` the motion transform from the parent into body ``i``.
+where ``T_{tree,i}`` (``T_tree[i-1]``) is the pose at ``q_i = 0`` and ``S_i = [ω; v]``
+(``S[i-1]``) is the joint screw in body frame ``{i}`` (:attr:`Joint.screw`): ``s [u_i; r × u_i]`` for a
+revolute joint about the unit axis ``u_i`` through the point ``r``, ``s [0; u_i]`` for a prismatic
+joint along ``u_i``, with ``s = Joint.scale`` — 1 for every real joint, when ``S_i`` is a unit screw;
+otherwise ``S_i`` is scaled, not a unit screw. In Featherstone's notation ``S_i`` is the motion
+subspace and ``X_i = Ad(T_{parent(i),i}⁻¹)`` the motion transform from the parent into body ``i``.
 
-Inertia. ``inertia[i]`` is body ``i``'s 6×6 spatial inertia about the origin of body frame ``i``,
-in body-frame axes (:func:`lessonlib.spatial.inertia`).
+Inertia. ``inertia[i-1]`` is ``𝓘_i``, body ``i``'s 6×6 spatial inertia about ``O_i``, in body-frame
+axes (:func:`lessonlib.spatial.inertia`).
 
 The Model is immutable: no algorithm changes it, and its arrays are read-only.
 """
@@ -47,10 +50,11 @@ def _readonly(a):
 class Joint:
     """A one-degree-of-freedom joint, described in the frame of the body it moves.
 
-    ``kind``: ``"revolute"`` or ``"prismatic"``; ``axis``: unit vector ``e`` in body frame ``i``;
-    ``point``: a point ``r`` on the axis, in body frame ``i`` (revolute only; default the origin);
-    ``scale``: the body turns (slides) by ``scale · q`` — 1 for every real joint; Modern Robotics'
-    synthetic 3-link example has a screw of norm √2, which :func:`from_poe` keeps as ``scale``.
+    For joint ``i``: ``kind``: ``"revolute"`` or ``"prismatic"``; ``axis``: the unit axis ``u_i``, in
+    body frame ``{i}``; ``point``: a point ``r`` on the axis, in body frame ``{i}`` (revolute only;
+    default the origin ``O_i``); ``scale``: the body turns (slides) by ``scale · q_i`` — 1 for every
+    real joint; Modern Robotics' synthetic 3-link example has a screw of norm √2, which
+    :func:`from_poe` keeps as ``scale``.
 
     >>> Joint("revolute", [0, 0, 1]).screw
     array([0., 0., 1., 0., 0., 0.])
@@ -77,11 +81,12 @@ class Joint:
 
     @property
     def screw(self):
-        """The joint screw ``S = [ω; v]`` in body frame ``i``, **scaled**: ``scale · [e; r × e]`` (revolute
-        about the unit axis ``e`` through ``r``: ``−e × r`` is the velocity of the origin) or
-        ``scale · [0; e]`` (prismatic). The body's twist relative to its parent is ``S q̇``; ``S`` is a
-        unit screw (``|ω| = 1``, or ``ω = 0`` and ``|v| = 1``) only when ``scale = 1`` — the unit screw
-        is ``S / scale``, the angle (or slide) ``scale · q``.
+        """The joint screw ``S_i = [ω; v]`` in body frame ``{i}`` (``model.S[i-1]``), **scaled**, not a
+        unit screw in general: ``scale · [u_i; r × u_i]`` (revolute about the unit axis ``u_i`` through
+        ``r``: ``−u_i × r`` is the velocity of the body point at ``O_i``) or ``scale · [0; u_i]``
+        (prismatic). The body's twist relative to its parent is ``S_i q̇_i``; ``S_i`` is a unit screw
+        (``|ω| = 1``, or ``ω = 0`` and ``|v| = 1``) only when ``scale = 1`` — the unit screw is
+        ``S_i / scale``, the angle (or slide) ``scale · q_i``.
 
         >>> Joint("revolute", [0, 0, 1], [1, 0, 0], scale=2.0).screw      # z through (1, 0, 0), twice as fast
         array([ 0.,  0.,  2.,  0., -2.,  0.])
@@ -125,18 +130,21 @@ class Model:
 
     Parameters
     ----------
-    parent : sequence of int, length n — ``parent[i] < i``, ``BASE = -1`` for the base.
-    joints : sequence of :class:`Joint`, length n — joint ``i`` moves body ``i``.
-    T_tree : (n, 4, 4) — pose of body frame ``i`` in its parent's frame at ``q_i = 0``.
-    inertia : (n, 6, 6) — spatial inertia of body ``i`` about its frame origin, body axes.
+    Entry ``i-1`` of each sequence is body (joint) ``i``.
+
+    parent : sequence of int, length n — ``parent[i-1] = parent(i) − 1 < i − 1``, ``BASE = -1`` for the base.
+    joints : sequence of :class:`Joint`, length n — ``joints[i-1]`` is joint ``i``, which moves body ``i``.
+    T_tree : (n, 4, 4) — ``T_{tree,i}``, the pose of body frame ``{i}`` in its parent's frame at ``q_i = 0``.
+    inertia : (n, 6, 6) — ``𝓘_i``, the spatial inertia of body ``i`` about ``O_i``, body axes.
     body_names : names of the bodies (default ``body0`` …).
-    gravity : default gravity (world frame), used when an algorithm gets ``gravity=None``.
+    gravity : default gravity ``g_phys`` (world frame), used when an algorithm gets ``gravity=None``.
     frames : extra named frames fixed to bodies (:class:`Frame`), e.g. an end-effector.
     name : the robot's name.
 
     Attributes: ``n``, ``parent``, ``joints``, ``joint_names``, ``body_names``, ``T_tree``,
-    ``inertia``, ``mass``, ``com``, ``I_com`` (per body), ``S`` (n, 6) the joint screws
-    (:attr:`Joint.screw`, scaled by ``Joint.scale``), ``gravity``, ``frames``, ``children``.
+    ``inertia`` (``𝓘_i``), ``mass`` (``m_i``), ``com`` (``p_{c_i}``), ``I_com`` (``I_{c_i}``) per body,
+    ``S`` (n, 6) the joint screws ``S_i`` (:attr:`Joint.screw`, scaled by ``Joint.scale``), ``gravity``
+    (``g_phys``), ``frames``, ``children``.
     """
 
     def __init__(self, parent, joints, T_tree, inertia, *, body_names=None, gravity=None,
@@ -189,7 +197,8 @@ class Model:
         return all(p == i - 1 for i, p in enumerate(self.parent))
 
     def joint_transform(self, i, q_i):
-        """``T_p_i(q_i) = T_tree[i] · exp([S_i] q_i)``: pose of body ``i`` in its parent's frame."""
+        """``T_tree[i] · exp(S[i]^∧ q_i)`` for the code index ``i``: the pose ``T_{parent(k),k}`` of body
+        ``k = i + 1`` in its parent's frame, at the joint value ``q_i`` (the course's ``q_k``)."""
         return self.T_tree[i] @ se3.exp(self.S[i] * q_i)
 
     def frame(self, name):
@@ -221,8 +230,9 @@ class Model:
         return validate.joint_vector(self, x, name)
 
     def check_f_ext(self, f_ext, name="f_ext"):
-        """``f_ext`` as an (n, 6) array of body wrenches ``[n; f]`` (None -> None): ``f_ext[i]`` is the
-        wrench the environment applies on body ``i``, in body frame ``i``, moment about its origin."""
+        """``f_ext`` as an (n, 6) array of body wrenches ``[μ; f]`` (None -> None): ``f_ext[i-1]`` is
+        ``F^ext_i``, the wrench the environment applies on body ``i``, in body frame ``{i}``, moment about
+        its origin ``O_i``."""
         return validate.body_wrenches(self, f_ext, name)
 
     def gravity_or_default(self, gravity):

@@ -311,3 +311,19 @@ def test_the_feedback_notes_an_interrupted_answer_cell_and_only_that():
     for ended in ({"stuck": True}, {"deadline": True}):          # then nothing ran on: the checks tell the story
         run.cells[1] = {"outcome": "failed", "timeout": True, **ended}
         assert run_notes(Reference, run) == []
+
+
+def test_a_cpu_limit_is_read_from_either_form_of_the_kernels_exit():
+    """The kernel's exit by SIGXCPU, as ``waitstatus_to_exitcode`` gives it (−24) or as a keeper reports it (152)."""
+    for exit_status in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+        got = cell_outcomes(ROLES, {0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "died": True}}, True,
+                            kernel_exit=exit_status)
+        assert got["c2"].cpu and decide(cell=got["c2"], judge=[], flags=Flags()).status == "cpu-limit"
+    for other in (-signal.SIGKILL, 128 + signal.SIGKILL, 1, None):
+        got = cell_outcomes(ROLES, {0: OK, 1: OK, 2: OK, 3: {"outcome": "failed", "died": True}}, True,
+                            kernel_exit=other)
+        assert decide(cell=got["c2"], judge=[], flags=Flags()).status == "kernel-died"
+
+
+def test_a_check_cell_that_did_not_run_says_so_without_a_run_failure():
+    assert verdict(cell=CellOutcome("not-run"), judge=[], flags=Flags()) == ("not-run", "the check cell did not run")

@@ -195,12 +195,12 @@ def skater_torques(q, qd, qdd, skater):
 MESSAGES = {
     "00_tour": [("tour-rotation-verdict", "det(R) > 0"), ("tour-holding-gravity", "gravity=gravity")],
     "01_lie_groups": [("lie-log-pi", "symmetric part"), ("lie-axioms-inverse", "inverse: expected False, got True")],
-    "02_lie_algebra": [("twist-small-ad", "Modern Robotics"), ("twist-wrench-point", "F = [r × f; f]")],
-    "03_inertia": [("inertia-energy", "v_c = v_O + ω × c"), ("inertia-physical-moments", "eigvalsh")],
-    "04_lagrange": [("lagrange-pendulum-dynamic", "I_O = I_c + m ell²"), ("lagrange-coriolis-skew", "skew"),
-                    ("lagrange-dh-potential", "likely mistake: your potential seems to be +Σ m_i gᵀ p_ci"),
+    "02_lie_algebra": [("twist-small-ad", "Modern Robotics"), ("twist-wrench-point", "F = [p × f; f]")],
+    "03_inertia": [("inertia-energy", "v_c = v + ω × p_c"), ("inertia-physical-moments", "eigvalsh")],
+    "04_lagrange": [("lagrange-pendulum-dynamic", "I_{O,u} = I_c + m ℓ²"), ("lagrange-coriolis-skew", "skew"),
+                    ("lagrange-dh-potential", "likely mistake: your potential seems to be +Σ m_i g_physᵀ p_{c_i}"),
                     ("lagrange-dh-gravity", "likely mistake: your g(q) has the wrong sign"),
-                    ("lagrange-skater-torques", "2 m r ṙ ω")],
+                    ("lagrange-skater-torques", "2 m q₂ q̇₂ q̇₁")],
 }
 
 

@@ -139,9 +139,9 @@ def test_aba09_wrong_inward_passes_fail_with_hints(sol):
             IA[i - 1] += X[i].T @ IA[i] @ X[i]
         return IA, good(X, S, I, c, p, tau)[1]
     msg = failed("aba09", "aba-inward-ia", composite)
-    assert "IA (n, 6, 6): expected" in msg and "\n  got\n" in msg and "hint: start from I^A_i = I_i" in msg
+    assert "IA (n, 6, 6): expected" in msg and "\n  got\n" in msg and "hint: start from 𝓘^A_i = 𝓘_i" in msg
     msg = failed("aba09", "aba-inward-schur", composite)
-    assert "D_i = S_i^T IA_i S_i" in msg and "the Schur complements of the CRBA's M" in msg
+    assert "D_i = S_iᵀ 𝓘^A_i S_i" in msg and "the Schur complements of the CRBA's M" in msg
     assert "outboard joints free" in msg
 
     def no_bias_velocity_term(X, S, I, c, p, tau):
@@ -158,7 +158,7 @@ def test_aba09_wrong_aba_fails_and_identities_catch_it(sol):
         g = model.gravity if gravity is None else np.asarray(gravity)
         return good(model, q, qd, tau, gravity=-g)
     msg = failed("aba09", "aba-full-chain", gravity_sign)
-    assert "qdd (n,): expected" in msg and "gravity=[" in msg and "a0 = [0; -g]" in msg
+    assert "qdd (n,): expected" in msg and "gravity=[" in msg and "A_0 = [0; −g_phys]" in msg
     assert "ABA(RNEA" in failed("aba09", "aba-full-identities", gravity_sign)
 
     def ignores_default(model, q, qd, tau, gravity=None):
@@ -205,7 +205,7 @@ def test_simulation10_wrong_rk4_fails_both_checks(sol):
         k2 = f(q + dt / 2 * k1[0], qd + dt / 2 * k1[1])
         return q + dt * k2[0], qd + dt * k2[1]
     msg = failed("simulation10", "sim-rk4", midpoint)
-    assert "q_next: expected" in msg and "k4 = f(x + dt k3)" in msg
+    assert "q_next: expected" in msg and "ẋ(4) = ẋ(x + Δt ẋ(3))" in msg
     msg = failed("simulation10", "sim-rk4-order", midpoint)
     ratio = float(re.search(r"divided the one-step error by ([\d.]+)", msg).group(1))
     assert 6 < ratio < 10 and "8 second" in msg                                 # local error O(h³)

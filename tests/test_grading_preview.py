@@ -79,7 +79,7 @@ def test_a_bracket_built_on_a_wrong_hat_names_the_hat():
         return se3.ad(xi)
     verdict = _run("twist-bracket", bracket, se3_hat, ad)
     assert not verdict.passed
-    assert "your se3_hat is wrong on this case: se3_hat(x)" in verdict.message
+    assert "your se3_hat is wrong on this case: se3_hat(ξ)" in verdict.message
     assert "the check twist-hat tests it alone" in verdict.message
     assert "your ad is wrong" not in verdict.message                     # only the guilty helper is named
     assert _run("twist-bracket", lambda x, y: se3.ad(x) @ y, se3_hat, ad).passed      # a bracket of its own passes
@@ -94,13 +94,13 @@ def test_inertias_built_on_wrong_home_poses_name_the_poses():
         v for k, v in solution.items() if "def home_frames" in v), "home", "exec"), namespace)
     right = namespace["home_frames"]
 
-    def shifted(M_list, G_list):                       # M_i one link late: a wrong M, and an N0 built on it
+    def shifted(M_list, G_list):                       # T_0i(0) one link late: a wrong M, and an N0 built on it
         M, _ = right(M_list, G_list)
         M = np.concatenate([np.eye(4)[None], M[:-1]])
         Ad_inv = [se3.Ad(np.linalg.inv(m)) for m in M]
         return M, np.array([a.T @ g @ a for a, g in zip(Ad_inv, G_list)])
     verdict = _run("poe-home-inertias", shifted)
     assert not verdict.passed
-    assert "your N0 is built on your home poses M_i, and they are wrong here (the check poe-home-poses" in \
+    assert "your N0 is built on your home poses T_0i(0), and they are wrong here (the check poe-home-poses" in \
         verdict.message
     assert _run("poe-home-inertias", right).passed

@@ -2,23 +2,23 @@
 
 The student writes three functions; each check feeds them random inputs drawn from ``ctx.rng`` and
 compares with the library (``aba``) or with a reference inward pass written here (itself checked
-against ``aba``), and with identities that use no ABA at all: ``D_i = S_iᵀ I^A_i S_i`` is the Schur
+against ``aba``), and with identities that use no ABA at all: ``D_i = S_iᵀ 𝓘^A_i S_i`` is the Schur
 complement of the CRBA mass matrix, ``ABA(RNEA(q̈)) = q̈``, and the free elbow of [RNE05]'s arm.
 
-Known mistakes (judge side: the passes written here with one piece replaced): ``X I^a Xᵀ`` for
-``Xᵀ I^a X``, the joint not freed (``I^a = I^A``), the terms ``I^a c`` or ``U u / D`` dropped, ``u`` with
-the wrong sign, ``X p^a`` for ``Xᵀ p^a``; in the whole ABA gravity with the wrong sign or ``None`` read
-as no gravity, the velocity product ``c_i`` or the gyroscopic ``p_i`` dropped or turned around; in the
-fit, the intercept returned for ``a``, base-10 logarithms mixed with ``exp``, or a slope from the end
-points. The ``aba`` checks also receive the student's ``articulated_inertias`` to say whether it is
+Known mistakes (judge side: the passes written here with one piece replaced): ``X 𝓘^a Xᵀ`` for
+``Xᵀ 𝓘^a X``, the joint not freed (``𝓘^a = 𝓘^A``), the terms ``𝓘^a A^×`` or ``U u / D`` dropped, ``u`` with
+the wrong sign, ``X F^a`` for ``Xᵀ F^a``; in the whole ABA gravity with the wrong sign or ``None`` read
+as no gravity, the velocity product ``A^×_i`` or the gyroscopic bias ``ad*(V_i) 𝓘_i V_i`` dropped or turned
+around; in the fit, the intercept returned for ``a``, base-10 logarithms mixed with ``exp``, or a slope from
+the end points. The ``aba`` checks also receive the student's ``articulated_inertias`` to say whether it is
 wrong on a failing case.
 
 ============================  ======  ===================================================================
 check                         points  what it tests
 ============================  ======  ===================================================================
-``aba-inward-ia``             1       ``articulated_inertias``: the articulated-body inertias ``I^A_i``
-``aba-inward-pa``             1       ... the bias wrenches ``p^A_i`` (external wrenches folded into ``p``)
-``aba-inward-schur``          1       ... ``S_iᵀ I^A_i S_i`` = Schur complement of ``M`` (CRBA), no ABA used
+``aba-inward-ia``             1       ``articulated_inertias``: the articulated-body inertias ``𝓘^A_i``
+``aba-inward-pa``             1       ... the bias wrenches ``F^A_i`` (external wrenches folded into ``p``)
+``aba-inward-schur``          1       ... ``S_iᵀ 𝓘^A_i S_i`` = Schur complement of ``M`` (CRBA), no ABA used
 ``aba-full-chain``            2       ``aba`` on random chains (revolute and prismatic), random gravity
 ``aba-full-identities``       1       ``aba(RNEA(q̈)) = q̈`` (UR5, random chains); the free elbow
 ``aba-slope-power``           1       ``power_law_fit`` on exact power laws ``t = a nᵖ``
@@ -49,7 +49,7 @@ EXERCISE = Exercise(
 
 
 def inward_reference(X, S, I, c, p, tau):
-    """The ABA inward pass for a chain: articulated inertias ``I^A`` (n, 6, 6) and bias wrenches ``p^A`` (n, 6)."""
+    """The ABA inward pass for a chain: articulated inertias ``𝓘^A`` (n, 6, 6) and bias wrenches ``F^A`` (n, 6)."""
     n = len(S)
     IA, pA = np.array(I, dtype=float), np.array(p, dtype=float)
     for i in reversed(range(n)):
@@ -65,7 +65,7 @@ def inward_reference(X, S, I, c, p, tau):
 
 
 def accelerations_from(X, S, c, IA, pA, tau, a0):
-    """The third ABA pass (outward) from given ``I^A, p^A``: the joint accelerations ``q̈``."""
+    """The third ABA pass (outward) from given ``𝓘^A, F^A``: the joint accelerations ``q̈``."""
     n = len(S)
     qdd, a_prev = np.zeros(n), np.asarray(a0, dtype=float)
     for i in range(n):
@@ -105,8 +105,8 @@ def _inward_case(ctx, *, with_fext=False):
 
 def inward_with(X, S, I, c, p, tau, *, carry=lambda X, I: X.T @ I @ X, hand=lambda X, f: X.T @ f, free=True,
                 c_term=True, u_term=True, u_sign=-1.0):
-    """The inward pass — or a slip: another way to ``carry`` I^a or ``hand`` p^a to the parent, the joint
-    not ``free``-d (I^a = I^A), the ``c_term`` I^a c or the ``u_term`` U u / D dropped, ``u`` with another sign."""
+    """The inward pass — or a slip: another way to ``carry`` 𝓘^a or ``hand`` F^a to the parent, the joint
+    not ``free``-d (𝓘^a = 𝓘^A), the ``c_term`` 𝓘^a A^× or the ``u_term`` U u / D dropped, ``u`` with another sign."""
     n = len(S)
     IA, pA = np.array(I, dtype=float), np.array(p, dtype=float)
     for i in reversed(range(n)):
@@ -124,7 +124,7 @@ def inward_with(X, S, I, c, p, tau, *, carry=lambda X, I: X.T @ I @ X, hand=lamb
 def aba_with(model, q, qd, tau, gravity=None, *, default=None, gravity_sign=1.0,
              product=lambda v, vJ: ad(v) @ vJ, gyroscopic=lambda v, I: ad_dual(v) @ I @ v):
     """The whole ABA of a chain — or a slip: ``default`` choosing the gravity, gravity times ``gravity_sign``,
-    another velocity ``product`` c_i or ``gyroscopic`` bias p_i."""
+    another velocity ``product`` A^×_i or ``gyroscopic`` bias ad*(V_i) 𝓘_i V_i."""
     g = (model.gravity if gravity is None else gravity) if default is None else default(model, gravity)
     n, X, S, I = model.n, joint_transforms(model, q), model.S, model.inertia
     v = body_twists(model, q, qd)
@@ -150,27 +150,27 @@ def _dropped(*args):
     return np.zeros(6)
 
 
-IA_NOT_TRANSPOSED = Variant("your inward pass seems to carry I^a_i to the parent as X_i I^a_i X_i^T; it is "
-                            "X_i^T I^a_i X_i", articulated_inertias=partial(inward_with, carry=lambda X, I: X @ I @ X.T))
-IA_NOT_FREED = Variant("your inward pass seems to hand the parent I^A_i itself, not I^a_i = I^A_i - U_i U_i^T / D_i: "
+IA_NOT_TRANSPOSED = Variant("your inward pass seems to carry 𝓘^a_i to the parent as X_i 𝓘^a_i X_iᵀ; it is "
+                            "X_iᵀ 𝓘^a_i X_i", articulated_inertias=partial(inward_with, carry=lambda X, I: X @ I @ X.T))
+IA_NOT_FREED = Variant("your inward pass seems to hand the parent 𝓘^A_i itself, not 𝓘^a_i = 𝓘^A_i − U_i U_iᵀ / D_i: "
                        "joint i is not freed (that is the composite inertia of the CRBA)",
                        articulated_inertias=partial(inward_with, free=False))
-PA_NO_C = Variant("your p^a_i seems to lack the term I^a_i c_i", articulated_inertias=partial(inward_with, c_term=False))
-PA_NO_U = Variant("your p^a_i seems to lack the term U_i u_i / D_i", articulated_inertias=partial(inward_with,
+PA_NO_C = Variant("your F^a_i seems to lack the term 𝓘^a_i A^×_i", articulated_inertias=partial(inward_with, c_term=False))
+PA_NO_U = Variant("your F^a_i seems to lack the term U_i u_i / D_i", articulated_inertias=partial(inward_with,
                                                                                                   u_term=False))
-PA_U_SIGN = Variant("your u_i seems to be tau_i + S_i^T p^A_i; it is tau_i - S_i^T p^A_i",
+PA_U_SIGN = Variant("your u_i seems to be τ_i + S_iᵀF^A_i; it is τ_i − S_iᵀF^A_i",
                     articulated_inertias=partial(inward_with, u_sign=+1.0))
-PA_NOT_TRANSPOSED = Variant("your inward pass seems to hand p^a_i to the parent with X_i; wrenches go back with "
-                            "X_i^T", articulated_inertias=partial(inward_with, hand=lambda X, f: X @ f))
-ABA_GRAVITY_SIGN = Variant("your aba seems to use gravity with the wrong sign: start from a0 = [0; -g]",
+PA_NOT_TRANSPOSED = Variant("your inward pass seems to hand F^a_i to the parent with X_i; wrenches go back with "
+                            "X_iᵀ", articulated_inertias=partial(inward_with, hand=lambda X, f: X @ f))
+ABA_GRAVITY_SIGN = Variant("your aba seems to use gravity with the wrong sign: start from A_0 = [0; −g_phys]",
                            aba=partial(aba_with, gravity_sign=-1.0))
 ABA_NONE_IS_ZERO = Variant("your aba seems to treat gravity=None as no gravity; None means model.gravity",
                            aba=partial(aba_with, default=lambda model, g: np.zeros(3) if g is None else g))
-ABA_NO_PRODUCT = Variant("your aba seems to lack the velocity-product accelerations c_i = ad(v_i) S_i qd_i",
+ABA_NO_PRODUCT = Variant("your aba seems to lack the velocity-product accelerations A^×_i = ad(V_i) S_i q̇_i",
                          aba=partial(aba_with, product=_dropped))
-ABA_PRODUCT_SWAPPED = Variant("your c_i seems to have its arguments swapped, ad(S_i qd_i) v_i = -ad(v_i) S_i qd_i",
+ABA_PRODUCT_SWAPPED = Variant("your A^×_i seems to have its arguments swapped, ad(S_i q̇_i) V_i = −ad(V_i) S_i q̇_i",
                               aba=partial(aba_with, product=lambda v, vJ: ad(vJ) @ v))
-ABA_NO_GYRO = Variant("your aba seems to lack the gyroscopic bias p_i = ad*(v_i) I_i v_i",
+ABA_NO_GYRO = Variant("your aba seems to lack the gyroscopic bias ad*(V_i) 𝓘_i V_i (the starting F^A_i)",
                       aba=partial(aba_with, gyroscopic=_dropped))
 FIT_INTERCEPT = Variant("your a seems to be the intercept log a of the line; return a = exp(intercept)",
                         power_law_fit=partial(fit_with, prefactor=False))
@@ -195,30 +195,30 @@ def _inward_suspect(ctx, articulated_inertias, model, q, qd, tau):
 # --- (a) the inward pass ------------------------------------------------------------------------
 
 @EXERCISE.check("aba-inward-ia", points=1, functions=("articulated_inertias",),
-                title="inward pass: articulated-body inertias I^A_i", variants=(IA_NOT_TRANSPOSED, IA_NOT_FREED))
+                title="inward pass: articulated-body inertias 𝓘^A_i", variants=(IA_NOT_TRANSPOSED, IA_NOT_FREED))
 def check_inward_ia(ctx, articulated_inertias):
     for _ in range(3):
         model, _, args, (IA, _) = _inward_case(ctx)
         got, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"))
         ctx.expect_close("IA (n, 6, 6)", got, IA,
-                         hint="start from I^A_i = I_i; going inward, I^A_(i-1) += X_i^T (I^A_i - U_i U_i^T / D_i) X_i "
-                              "with U_i = I^A_i S_i, D_i = S_i^T U_i")
+                         hint="start from 𝓘^A_i = 𝓘_i; going inward, 𝓘^A_(i−1) += X_iᵀ (𝓘^A_i − U_i U_iᵀ / D_i) X_i "
+                              "with U_i = 𝓘^A_i S_i, D_i = S_iᵀU_i")
 
 
 @EXERCISE.check("aba-inward-pa", points=1, functions=("articulated_inertias",),
-                title="inward pass: bias wrenches p^A_i", variants=(PA_NO_C, PA_NO_U, PA_U_SIGN, PA_NOT_TRANSPOSED))
+                title="inward pass: bias wrenches F^A_i", variants=(PA_NO_C, PA_NO_U, PA_U_SIGN, PA_NOT_TRANSPOSED))
 def check_inward_pa(ctx, articulated_inertias):
     for _ in range(3):
         model, _, args, (_, pA) = _inward_case(ctx, with_fext=True)
         call = f"articulated_inertias(X, S, I, c, p, tau) on a random {model.n}-link chain (p includes -f_ext)"
         _, got = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"), call=call)
         ctx.expect_close("pA (n, 6)", got, pA, call=call,
-                         hint="p^a_i = p^A_i + I^a_i c_i + U_i u_i / D_i with u_i = tau_i - S_i^T p^A_i; "
-                              "p^A_(i-1) += X_i^T p^a_i")
+                         hint="F^a_i = F^A_i + 𝓘^a_i A^×_i + U_i u_i / D_i with u_i = τ_i − S_iᵀF^A_i; "
+                              "F^A_(i−1) += X_iᵀF^a_i")
 
 
 @EXERCISE.check("aba-inward-schur", points=1, functions=("articulated_inertias",),
-                title="inward pass: S_i^T I^A_i S_i is the Schur complement of M(q)",
+                title="inward pass: S_iᵀ𝓘^A_iS_i is the Schur complement of M(q)",
                 variants=(IA_NOT_TRANSPOSED, IA_NOT_FREED))
 def check_inward_schur(ctx, articulated_inertias):
     for _ in range(2):
@@ -226,10 +226,10 @@ def check_inward_schur(ctx, articulated_inertias):
         IA, _ = ctx.expect_tuple(ctx.call(articulated_inertias, *args), ("IA", "pA"))
         IA = ctx.expect_shape("IA", IA, (model.n, 6, 6))
         D = np.array([S_i @ IA_i @ S_i for S_i, IA_i in zip(model.S, IA)])
-        ctx.expect_close("D_i = S_i^T IA_i S_i for every joint (the Schur complements of the CRBA's M)", D,
+        ctx.expect_close("D_i = S_iᵀ 𝓘^A_i S_i for every joint (the Schur complements of the CRBA's M)", D,
                          schur_complements(crba(model, q)),
                          hint="with the outboard joints free, joint i feels M_ii - M_i,>i (M_>i,>i)^-1 M_>i,i; "
-                              "the last body's I^A is its own rigid inertia")
+                              "the last body's 𝓘^A is its own rigid inertia")
 
 
 # --- (b) the whole ABA ---------------------------------------------------------------------------
@@ -248,7 +248,7 @@ def check_full_chain(ctx, aba_student, articulated_inertias):
             ctx.expect_close("qdd (n,)", ctx.call(aba_student, model, q, qd, tau, gravity=g),
                              aba(model, q, qd, tau, gravity=g),
                              hint="three passes: velocities out, articulated inertias in, "
-                                  "accelerations out from a0 = [0; -g]")
+                                  "accelerations out from A_0 = [0; −g_phys]")
     model, q, qd, tau, _ = cases[-1]
     ctx.expect_close("qdd (n,)", ctx.call(aba_student, model, q, qd, tau), aba(model, q, qd, tau),
                      hint="gravity=None means the model's default, model.gravity")

@@ -7,14 +7,14 @@ the checker (judge side), each cross-checked once against :mod:`lessonlib.constr
 own route, which is blocked in the graded kernel) and, for the torque, against the independent sympy
 Lagrange derivation. The notebook's "use np.linalg.solve, not an inverse" is enforced by
 ``fourbar-noc``'s ill-conditioned cases: ``G N = 0`` must hold to a relative ``1e-12``, which a solve
-keeps and ``inv(G_d) @ G_i`` does not.
+keeps and ``inv(G_dep) @ G_ind`` does not.
 
-Known mistakes (judge side: the formulas with one piece replaced): ``q_1`` read as the coupler's
-absolute angle, ``q_0`` moving the crank alone, ``r − p`` for ``p − r``, the coupler's own axes (the
-lesson's local axes at C) where world axes are asked, ``γ = +Ġ q̇``, the coupler's rate ``q̇_1`` for
-``q̇_0 + q̇_1``; in the NOC the wrong sign, rows not put back in joint order, an inverse; in the crank
-torque ``G_D⁻¹ γ`` dropped or with the wrong sign, the velocity terms dropped; in the power balance
-``A⁻¹`` for ``A⁻ᵀ``, ``J_k⁻¹`` for ``J_k⁻ᵀ``, a column of ``J_k⁻¹`` for a row. The crank-torque check also
+Known mistakes (judge side: the formulas with one piece replaced): ``q_2`` read as the coupler's
+absolute angle, ``q_1`` moving the crank alone, ``p_rocker − p_coupler`` for the gap ``ψ = p_coupler − p_rocker``,
+the coupler's own axes (the lesson's local axes at C) where world axes are asked, ``γ = +Ġ q̇``, the coupler's
+rate ``q̇_2`` for ``q̇_1 + q̇_2``; in the NOC the wrong sign, rows not put back in joint order, an inverse; in
+the crank torque ``G_dep⁻¹ γ`` dropped or with the wrong sign, the velocity terms dropped; in the power balance
+``J_y⁻¹`` for ``J_y⁻ᵀ``, ``J_e,k⁻¹`` for ``J_e,k⁻ᵀ``, a column of ``J_e,k⁻¹`` for a row. The crank-torque check also
 receives the student's ``four_bar_G``, ``noc_independent`` and ``four_bar_gamma`` to say which one is
 wrong on a failing case.
 
@@ -22,10 +22,10 @@ wrong on a failing case.
 check                      points  what it tests
 =========================  ======  ==============================================================
 ``fourbar-jacobian``       1       ``four_bar_G``: the 2×3 pin-gap Jacobian, world axes
-``fourbar-noc``            1       ``noc_independent``: ``N = [I; −G_d⁻¹ G_i]`` for any ``G``, by a solve
+``fourbar-noc``            1       ``noc_independent``: ``N = [I; −G_dep⁻¹ G_ind]`` for any ``G``, by a solve
 ``fourbar-gamma``          1       ``four_bar_gamma``: ``γ = −Ġ q̇`` (world axes)
 ``fourbar-crank-torque``   2       ``crank_torque``: the course's four-bar along random crank states
-``fivebar-power``          1       ``redistribute``: ``τ_a = A⁻ᵀ Σ J_k⁻ᵀ τ_k`` ([LG, 并联臂]'s recipe)
+``fivebar-power``          1       ``redistribute``: ``τ_a = J_y⁻ᵀ Σ J_e,k⁻ᵀ τ^(k)`` ([LG, 并联臂]'s recipe)
 =========================  ======  ==============================================================
 """
 from __future__ import annotations
@@ -70,14 +70,15 @@ def _e_perp(a):                      # d e(a) / da
 
 
 def pin_gap_jacobian(q, lengths):
-    """``∂(p − r)/∂q`` with ``p = L2 e(q0) + L3 e(q0 + q1)`` (coupler tip), ``r = (L1, 0) + L4 e(q2)``."""
+    """``G = ∂ψ/∂q``, ``ψ = p_coupler − p_rocker``, ``p_coupler = l2 u(q1) + l3 u(q1 + q2)``,
+    ``p_rocker = (l1, 0) + l4 u(q3)`` (``q1`` is ``q[0]``)."""
     _, L2, L3, L4 = lengths
     t3 = q[0] + q[1]
     return np.column_stack([L2 * _e_perp(q[0]) + L3 * _e_perp(t3), L3 * _e_perp(t3), -L4 * _e_perp(q[2])])
 
 
 def pin_gap_gamma(q, qd, lengths):
-    """``γ = −Ġ q̇ = L2 q̇0² e(q0) + L3 (q̇0 + q̇1)² e(q0 + q1) − L4 q̇2² e(q2)``."""
+    """``γ = −Ġ q̇ = l2 q̇1² u(q1) + l3 (q̇1 + q̇2)² u(q1 + q2) − l4 q̇3² u(q3)``."""
     _, L2, L3, L4 = lengths
     w3 = qd[0] + qd[1]
     return L2 * qd[0] ** 2 * _e(q[0]) + L3 * w3**2 * _e(q[0] + q[1]) - L4 * qd[2] ** 2 * _e(q[2])
@@ -135,7 +136,7 @@ NOC_ILL_CONDITION = 1e12
 
 
 def ill_conditioned_constraint(ctx):
-    """``(G, independent, N_true)``: a random ``G`` whose ``G_d`` has condition number 1e12, with a known NOC."""
+    """``(G, independent, N_true)``: a random ``G`` whose ``G_dep`` has condition number 1e12, with a known NOC."""
     n = int(ctx.rng.integers(3, 6))
     m = int(ctx.rng.integers(2, n))
     independent = sorted(ctx.rng.choice(n, size=n - m, replace=False).tolist())
@@ -154,7 +155,7 @@ def ill_conditioned_constraint(ctx):
 # --- known mistakes (judge side): the formulas with one piece replaced ------------------------------
 
 def jacobian_with(q, lengths, *, coupler=lambda q: q[0] + q[1], crank_moves_coupler=True, sign=1.0, axes=None):
-    """``G = ∂(p − r)/∂q`` — or a slip: another ``coupler`` angle, ``q_0`` not moving the coupler, ``r − p``
+    """``G = ∂ψ/∂q`` — or a slip: another ``coupler`` angle, ``q_1`` not moving the coupler, ``−ψ``
     (``sign``), or ``axes(q)`` (a rotation) to express G in."""
     _, L2, L3, L4 = lengths
     t3 = coupler(q)
@@ -176,8 +177,8 @@ def _coupler_axes(q):                      # the coupler's frame: the lesson's a
 
 
 def noc_with(G, independent, *, sign=-1.0, reorder=True, solve=np.linalg.solve):
-    """``N = [I; −G_d⁻¹ G_i]`` in joint order — or a slip: another ``sign``, rows not ``reorder``-ed, another
-    ``solve(G_d, G_i)``."""
+    """``N = [I; −G_dep⁻¹ G_ind]`` in joint order — or a slip: another ``sign``, rows not ``reorder``-ed, another
+    ``solve(G_dep, G_ind)``."""
     G = np.asarray(G, dtype=float)
     n, independent = G.shape[1], list(independent)
     dependent = [i for i in range(n) if i not in independent]
@@ -190,7 +191,7 @@ def noc_with(G, independent, *, sign=-1.0, reorder=True, solve=np.linalg.solve):
 
 
 def crank_with(theta2, theta2_d, theta2_dd, *, gamma_sign=1.0, velocity_terms=True):
-    """The crank torque by the NOC of the tree — or a slip: ``G_D⁻¹ γ`` with another ``gamma_sign`` (0: dropped),
+    """The crank torque by the NOC of the tree — or a slip: ``G_dep⁻¹ γ`` with another ``gamma_sign`` (0: dropped),
     or the tree's velocity terms dropped (gravity only)."""
     tree, lengths = four_bar().tree, FOUR_BAR.lengths
     q = four_bar_q(FOUR_BAR, theta2)
@@ -204,44 +205,44 @@ def crank_with(theta2, theta2_d, theta2_dd, *, gamma_sign=1.0, velocity_terms=Tr
 
 def redistribute_with(J, tau, actuated, *, row=lambda Jinv, a: Jinv[a], outer=lambda A: A.T,
                       inner=lambda Jk: Jk.T):
-    """``τ_a = A⁻ᵀ Σ J_k⁻ᵀ τ_k`` — or a slip: A built from another slice of ``J_k⁻¹``, ``outer``/``inner``
+    """``τ_a = J_y⁻ᵀ Σ J_e,k⁻ᵀ τ^(k)`` — or a slip: J_y built from another slice of ``J_e,k⁻¹``, ``outer``/``inner``
     without the transposes."""
     A = np.array([row(np.linalg.inv(Jk), a) for Jk, a in zip(J, actuated)])
     return np.linalg.solve(outer(A), sum(np.linalg.solve(inner(Jk), tk) for Jk, tk in zip(J, tau)))
 
 
-G_Q1_ABSOLUTE = Variant("your G seems to take q1 as the coupler's absolute angle; q1 is relative to the crank, the "
-                        "coupler's angle is q0 + q1", four_bar_G=partial(jacobian_with, coupler=lambda q: q[1]))
-G_CRANK_ONLY = Variant("your first column seems to move the crank only; turning q0 carries the coupler too "
-                       "(its angle is q0 + q1)", four_bar_G=partial(jacobian_with, crank_moves_coupler=False))
-G_SIGN = Variant("your G seems to be d(r - p)/dq; the gap is p - r (coupler tip minus rocker tip)",
+G_Q1_ABSOLUTE = Variant("your G seems to take q2 (q[1]) as the coupler's absolute angle; q2 is relative to the crank, "
+                        "the coupler's angle is q1 + q2", four_bar_G=partial(jacobian_with, coupler=lambda q: q[1]))
+G_CRANK_ONLY = Variant("your first column seems to move the crank only; turning q1 (the crank, q[0]) carries the "
+                       "coupler too (its angle is q1 + q2)", four_bar_G=partial(jacobian_with, crank_moves_coupler=False))
+G_SIGN = Variant("your G seems to be ∂(p_rocker − p_coupler)/∂q; the gap ψ is coupler tip minus rocker tip",
                  four_bar_G=partial(jacobian_with, sign=-1.0))
 G_LOCAL_AXES = Variant("your G seems to be in the coupler's own axes (the lesson's local axes at C); here G is asked "
                        "in world axes", four_bar_G=partial(jacobian_with, axes=_coupler_axes))
-NOC_SIGN = Variant("your dependent rows seem to be +G_d^-1 G_i; from G_i y + G_d x = 0 they are -G_d^-1 G_i",
+NOC_SIGN = Variant("your dependent rows seem to be +G_dep⁻¹ G_ind; from G_ind ẏ + G_dep q̇_dep = 0 they are "
+                   "−G_dep⁻¹ G_ind",
                    noc_independent=partial(noc_with, sign=+1.0))
-NOC_NOT_REORDERED = Variant("your N seems to stack [I; -G_d^-1 G_i] without putting the rows back in joint order",
+NOC_NOT_REORDERED = Variant("your N seems to stack [I; −G_dep⁻¹ G_ind] without putting the rows back in joint order",
                             noc_independent=partial(noc_with, reorder=False))
-NOC_INVERSE = Variant("your N seems to come from an inverse, inv(G_d) @ G_i, which loses digits when G_d is "
-                      "ill-conditioned; np.linalg.solve(G_d, G_i) does not",
+NOC_INVERSE = Variant("your N seems to come from an inverse, inv(G_dep) @ G_ind, which loses digits when G_dep is "
+                      "ill-conditioned; np.linalg.solve(G_dep, G_ind) does not",
                       noc_independent=partial(noc_with, solve=lambda A, B: np.linalg.inv(A) @ B))
-GAMMA_SIGN = Variant("your gamma seems to be +Gdot qd; gamma = -Gdot qd", four_bar_gamma=partial(gamma_with, sign=-1.0))
-GAMMA_COUPLER_RATE = Variant("your gamma seems to use qd1 as the coupler's rate; its absolute rate is qd0 + qd1",
+GAMMA_SIGN = Variant("your γ seems to be +Ġ q̇; γ = −Ġ q̇", four_bar_gamma=partial(gamma_with, sign=-1.0))
+GAMMA_COUPLER_RATE = Variant("your γ seems to use q̇2 as the coupler's rate; its absolute rate is q̇1 + q̇2",
                              four_bar_gamma=partial(gamma_with, coupler_rate=lambda qd: qd[1]))
-GAMMA_LOCAL_AXES = Variant("your gamma seems to be in the coupler's own axes (the lesson's local axes at C); here it "
+GAMMA_LOCAL_AXES = Variant("your γ seems to be in the coupler's own axes (the lesson's local axes at C); here it "
                            "is asked in world axes", four_bar_gamma=partial(gamma_with, axes=_coupler_axes))
-CT_GAMMA_DROPPED = Variant("your qdd seems to lack the term [0; G_D^-1 gamma]: N theta2_dd alone violates G qdd = "
-                           "gamma", crank_torque=partial(crank_with, gamma_sign=0.0))
-CT_GAMMA_SIGN = Variant("your qdd seems to add -G_D^-1 gamma; G qdd = gamma needs +G_D^-1 gamma in the dependent rows",
+CT_GAMMA_DROPPED = Variant("your q̈ seems to lack the term [0; G_dep⁻¹ γ]: N θ̈2 alone violates G q̈ = γ", crank_torque=partial(crank_with, gamma_sign=0.0))
+CT_GAMMA_SIGN = Variant("your q̈ seems to add −G_dep⁻¹ γ; G q̈ = γ needs +G_dep⁻¹ γ in the dependent rows",
                         crank_torque=partial(crank_with, gamma_sign=-1.0))
 CT_NO_VELOCITY = Variant("your torque seems to lack the tree's velocity terms: bias_forces(TREE, q, qd) with the "
                          "loop's qd, not 0", crank_torque=partial(crank_with, velocity_terms=False))
-RD_A_NOT_TRANSPOSED = Variant("your tau_a seems to solve with A where A^T belongs: tau_a = A^-T sum_k J_k^-T tau_k",
+RD_A_NOT_TRANSPOSED = Variant("your τ_a seems to solve with J_y where J_yᵀ belongs: τ_a = J_y⁻ᵀ Σ_k J_e,k⁻ᵀ τ^(k)",
                               redistribute=partial(redistribute_with, outer=lambda A: A))
-RD_J_NOT_TRANSPOSED = Variant("your chains' torques seem to be mapped with J_k^-1 where J_k^-T belongs",
+RD_J_NOT_TRANSPOSED = Variant("your chains' torques seem to be mapped with J_e,k⁻¹ where J_e,k⁻ᵀ belongs",
                               redistribute=partial(redistribute_with, inner=lambda Jk: Jk))
-RD_COLUMN = Variant("your A seems to take column actuated[k] of J_k^-1; the motor's rate is row actuated[k] of "
-                    "J_k^-1 times xd", redistribute=partial(redistribute_with, row=lambda Jinv, a: Jinv[:, a]))
+RD_COLUMN = Variant("your J_y seems to take column actuated[k] of J_e,k⁻¹; the motor's rate is row actuated[k] of "
+                    "J_e,k⁻¹ times ṗ_e", redistribute=partial(redistribute_with, row=lambda Jinv, a: Jinv[:, a]))
 
 
 def _loop_suspects(ctx, four_bar_G, noc_independent, four_bar_gamma, q, qd):
@@ -266,13 +267,13 @@ def check_jacobian(ctx, four_bar_G):
         got = ctx.call(four_bar_G, q, lengths)
         ctx.expect_close("G (2, 3)", got, pin_gap_jacobian(q, lengths),
                          hint="column j is the derivative of (coupler tip − rocker tip) with respect to q_j, in world "
-                              "axes; q1 is the coupler's angle relative to the crank")
+                              "axes; q2 (q[1]) is the coupler's angle relative to the crank")
 
 
 # --- (b) the natural orthogonal complement -------------------------------------------------------
 
 @EXERCISE.check("fourbar-noc", points=1, functions=("noc_independent",),
-                title="the NOC N = [I; −G_d⁻¹ G_i] of any constraint Jacobian, by a solve",
+                title="the NOC N = [I; −G_dep⁻¹ G_ind] of any constraint Jacobian, by a solve",
                 variants=(NOC_SIGN, NOC_NOT_REORDERED, NOC_INVERSE))
 def check_noc(ctx, noc_independent):
     cases = [(pin_gap_jacobian(four_bar_q(FOUR_BAR, 0.5), FOUR_BAR.lengths), [0])]
@@ -287,17 +288,17 @@ def check_noc(ctx, noc_independent):
         got = ctx.call(noc_independent, G, independent)
         expected = noc_reference(G, independent)
         ctx.expect_close(f"N {expected.shape}", got, expected,
-                         hint="rows of the independent coordinates are the identity; the others solve G_d x = −G_i")
+                         hint="rows of the independent coordinates are the identity; the others solve G_dep X = −G_ind")
     for _ in range(3):                                                  # the instruction "solve, not an inverse"
         G, independent, N_true = ill_conditioned_constraint(ctx)
-        call = (f"noc_independent(G {G.shape}, independent={independent}) with G_d of condition number "
+        call = (f"noc_independent(G {G.shape}, independent={independent}) with G_dep of condition number "
                 f"{NOC_ILL_CONDITION:.0e}")
         N = ctx.expect_shape(f"N {N_true.shape}", ctx.call(noc_independent, G, independent), N_true.shape, call=call)
         r = float(np.linalg.norm(G @ N) / (np.linalg.norm(G, 2) * np.linalg.norm(N_true, 2)))
         if r > NOC_RTOL:
             ctx.fail(f"relative residual |G N| / (|G| |N|): expected <= {NOC_RTOL:g}, got {r:.2g}", call=call, got=N,
-                     hint="np.linalg.solve(G_d, G_i) keeps G N = 0 to rounding error; inv(G_d) @ G_i loses about "
-                          "cond(G_d) * 1e-16 of it")
+                     hint="np.linalg.solve(G_dep, G_ind) keeps G N = 0 to rounding error; inv(G_dep) @ G_ind loses about "
+                          "cond(G_dep) * 1e-16 of it")
 
 
 # --- (c) the acceleration constraint --------------------------------------------------------------
@@ -331,7 +332,7 @@ def check_crank_torque(ctx, crank_torque, *loop):
         with ctx.suspects(*_loop_suspects(ctx, *loop, q, qd)):
             got = ctx.call(crank_torque, theta, theta_d, theta_dd)
             ctx.expect_close("tau (N·m)", np.reshape(got, -1) if np.size(got) == 1 else got, [expected],
-                             hint="q̇ = N θ̇2, q̈ = N θ̈2 + [0; G_d⁻¹ γ], then τ = Nᵀ (M q̈ + c + g) of the tree")
+                             hint="q̇ = N θ̇2, q̈ = N θ̈2 + [0; G_dep⁻¹ γ], then τ = Nᵀ (M q̈ + c + g) of the tree")
 
 
 # --- (e) [LG, 并联臂]'s parallel-arm recipe ---------------------------------------------------------------
@@ -352,4 +353,4 @@ def check_power(ctx, redistribute):
         assert np.isclose(expected @ (A @ xd), sum(tk @ np.linalg.solve(Jk, xd) for Jk, tk in zip(J, tau))), "self-test"
         got = ctx.call(redistribute, np.array(J), np.array(tau), actuated)
         ctx.expect_close(f"tau_a ({k},)", got, expected,
-                         hint="row k of A is row actuated[k] of J_k⁻¹; τ_a = A⁻ᵀ Σ_k J_k⁻ᵀ τ_k")
+                         hint="row k of J_y is row actuated[k] of J_e,k⁻¹; τ_a = J_y⁻ᵀ Σ_k J_e,k⁻ᵀ τ^(k)")

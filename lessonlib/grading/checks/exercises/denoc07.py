@@ -1,31 +1,31 @@
 """Checks of exercise 07: the decoupled natural orthogonal complement, DeNOC ([SWC16], after [Saha 1999]).
 
-The student builds Saha's matrices piece by piece — the twist-propagation matrix ``A_{k,j}``, the
-joint-rate vector ``p_k``, ``N_l`` and ``N_d`` of a chain, the generalised inertia ``Nᵀ M N`` — and
-then the O(n) DeNOC recursion for the joint torques. Each check feeds inputs drawn from ``ctx.rng``
+The student builds Saha's matrices piece by piece — the twist-propagation matrix ``Φ_{k,j}``, the
+joint screw in world axes ``S_w,k``, ``N_l`` and ``N_d`` of a chain, the generalised inertia ``M = Nᵀ 𝓘_w N``
+— and then the O(n) DeNOC recursion for the joint torques. Each check feeds inputs drawn from ``ctx.rng``
 and compares with the library (``lessonlib.dynamics.denoc``) and with identities that use neither
-DeNOC nor its matrices: the rigid-body velocity field ``v_k = v_j + ω × a``, the body twists of the
-kinematics rotated to world axes (``t = N q̇``), the CRBA mass matrix, the kinetic energy
-``½ Σ v_iᵀ I_i v_i``, the spatial RNEA, Jacobian-transpose gravity.
+DeNOC nor its matrices: the rigid-body velocity field ``v_k = v_j + ω × Δp``, the body twists of the
+kinematics rotated to world axes (``V_w = N q̇``), the CRBA mass matrix, the kinetic energy
+``½ Σ V_kᵀ 𝓘_k V_k``, the spatial RNEA, Jacobian-transpose gravity.
 
 Known mistakes (judge side: Saha's formulas written here with one piece replaced): the sign or the
-place of the ``−[a]×`` block, the lever of ``p_k`` turned around or missing, a prismatic joint that
+place of the ``−[Δp]`` block, the lever of ``S_w,k`` turned around or missing, a prismatic joint that
 turns, the lesson's local axes (``joint.axis``, ``joint.point`` as stored) where world axes are asked,
-``p_k`` at the world origin, ``N_l`` with the wrong sign, only its first subdiagonal or its blocks above
+``S_w,k`` at the world origin, ``N_l`` with the wrong sign, only its first subdiagonal or its blocks above
 the diagonal, the link inertias not turned (or turned the wrong way), ``N_d`` for ``N``, and in the
-recursion ``Ȧ t`` or ``W p q̇`` dropped, ``E`` forgotten, gravity with the wrong sign, ``A`` for ``Aᵀ``.
+recursion ``Φ̇ V_w`` or ``Ω S_w q̇`` dropped, ``Π`` forgotten, gravity with the wrong sign, ``Φ`` for ``Φᵀ``.
 The ``generalized_inertia`` checks also receive ``denoc_N``, the ``denoc`` checks ``twist_propagation``
 and ``joint_rate_vector``, to say which of them is wrong when the answer fails.
 
 ======================  ======  ==============================================================
 check                   points  what it tests
 ======================  ======  ==============================================================
-``denoc-twist-prop``    1       ``twist_propagation``: ``A = [[1, O], [−[a]×, 1]]``
-``denoc-joint-rate``    1       ``joint_rate_vector``: ``p_k`` of revolute and prismatic joints
-``denoc-nd``            1       ``denoc_N``: ``N_d`` (block-diagonal in the ``p_k``)
-``denoc-nl``            1       ``denoc_N``: ``N_l`` (block lower-triangular) and ``t = N_l (N_d q̇)``
-``denoc-nmn``           1       ``generalized_inertia``: ``Nᵀ M N`` = CRBA on random chains
-``denoc-nmn-swc16``     1       ... on [SWC16]'s 7-DoF arm, and ``½ q̇ᵀ I q̇`` = kinetic energy
+``denoc-twist-prop``    1       ``twist_propagation``: ``Φ = [[1, 0], [−[Δp], 1]]``
+``denoc-joint-rate``    1       ``joint_rate_vector``: ``S_w,k`` of revolute and prismatic joints
+``denoc-nd``            1       ``denoc_N``: ``N_d`` (block-diagonal in the ``S_w,k``)
+``denoc-nl``            1       ``denoc_N``: ``N_l`` (block lower-triangular) and ``V_w = N_l (N_d q̇)``
+``denoc-nmn``           1       ``generalized_inertia``: ``Nᵀ 𝓘_w N`` = CRBA on random chains
+``denoc-nmn-swc16``     1       ... on [SWC16]'s 7-DoF arm, and ``½ q̇ᵀ M q̇`` = kinetic energy
 ``denoc-tau-chain``     2       ``denoc``: joint torques on random chains (= RNEA)
 ``denoc-tau-swc16``     1       ``denoc`` along [SWC16]'s trajectory (0 → π/3 in 2 s)
 ``denoc-tau-identities`` 1      ``denoc`` against Jacobian-transpose gravity and CRBA columns
@@ -38,7 +38,7 @@ from functools import partial
 import numpy as np
 
 from lessonlib import samples, so3
-from lessonlib.conventions import ANG, LIN
+from lessonlib.conventions import ANG, LIN, base_acceleration
 from lessonlib.dynamics import crba, rnea
 from lessonlib.dynamics.denoc import denoc_matrices, twist_propagation
 from lessonlib.dynamics.energy import kinetic_energy
@@ -60,7 +60,8 @@ EXERCISE = Exercise(
 
 
 def rate_vector(kind, e, r, O):
-    """``p = [e; e × (O − r)]`` (revolute through ``r``) or ``[0; e]`` (prismatic), at the point ``O``."""
+    """``S_w = [u; u × (O − p)]`` (revolute through ``p``) or ``[0; u]`` (prismatic), at the point ``O``; the
+    arguments keep [SWC16]'s letters, ``e`` = u and ``r`` = p."""
     p = np.zeros(6)
     if kind == "revolute":
         p[ANG], p[LIN] = e, np.cross(e, np.asarray(O) - np.asarray(r))
@@ -70,14 +71,14 @@ def rate_vector(kind, e, r, O):
 
 
 def world_twists(model, q, qd):
-    """``t_k = diag(R_k, R_k) v_k``: the body twists in world axes at the body origins (no DeNOC)."""
+    """``V_w,k = diag(R_0,k, R_0,k) V_k``: the body twists in world axes at the body origins (no DeNOC)."""
     R = fk(model, q)[:, :3, :3]
     v = body_twists(model, q, qd)
     return np.concatenate([np.r_[R[k] @ v[k][ANG], R[k] @ v[k][LIN]] for k in range(model.n)])
 
 
 def joint_motions(model, q, qd):
-    """``N_d q̇``: the stacked ``p_k q̇_k`` (world axes, at the body origins), built here without DeNOC."""
+    """``N_d q̇``: the stacked ``S_w,k q̇_k`` (world axes, at the body origins), built here without DeNOC."""
     T = fk(model, q)
     out = []
     for k, joint in enumerate(model.joints):
@@ -89,28 +90,28 @@ def joint_motions(model, q, qd):
 # --- known mistakes (judge side): Saha's formulas with one piece replaced ---------------------------
 
 def propagation_with(a, *, sign=-1.0, above=False):
-    """``A(a) = [[1, O], [−[a]×, 1]]`` — or a slip: the block with another ``sign``, or ``above`` the diagonal."""
+    """``Φ(Δp) = [[1, 0], [−[Δp], 1]]`` — or a slip: the block with another ``sign``, or ``above`` the diagonal."""
     A = np.eye(6)
     A[(ANG, LIN) if above else (LIN, ANG)] = sign * so3.hat(np.asarray(a, dtype=float))
     return A
 
 
 def rate_with(kind, e, r, O, *, lever=lambda O, r: O - r, prismatic_turns=False):
-    """``p = [e; e × (O − r)]`` or ``[0; e]`` — or a slip: another ``lever``, a prismatic joint that turns."""
+    """``S_w = [u; u × (O − p)]`` or ``[0; u]`` — or a slip: another ``lever``, a prismatic joint that turns."""
     e = np.asarray(e, dtype=float)
     if kind == "prismatic":
         return np.r_[e, np.zeros(3)] if prismatic_turns else np.r_[np.zeros(3), e]
     return np.r_[e, np.cross(e, lever(np.asarray(O, dtype=float), np.asarray(r, dtype=float)))]
 
 
-def _world_rate(joint, T, O):              # p_k: axis and point turned into world axes, at O_k
+def _world_rate(joint, T, O):              # S_w,k: axis and point turned into world axes, at O_k
     R = T[:3, :3]
     return rate_vector(joint.kind, R @ joint.axis, T[:3, 3] + R @ joint.point, O)
 
 
 def denoc_N_with(model, q, *, rate=_world_rate, block=lambda O, k, j: twist_propagation(O[k] - O[j]),
                  pairs=lambda k: range(k + 1), above=False):
-    """``(N_l, N_d)`` of a chain — or a slip: another joint ``rate`` vector, another ``block`` A_kj, other
+    """``(N_l, N_d)`` of a chain — or a slip: another joint screw ``rate``, another ``block`` Φ_kj, other
     ``pairs`` (k, j) filled, the blocks placed ``above`` the diagonal."""
     n, T = model.n, fk(model, q)
     O = T[:, :3, 3]
@@ -123,13 +124,13 @@ def denoc_N_with(model, q, *, rate=_world_rate, block=lambda O, k, j: twist_prop
     return N_l, N_d
 
 
-def _turned(R, I):                         # M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T
+def _turned(R, I):                         # 𝓘_w,k = diag(R_0,k, R_0,k) 𝓘_k diag(R_0,k, R_0,k)ᵀ
     R6 = np.kron(np.eye(2), R)
     return R6 @ I @ R6.T
 
 
 def inertia_with(model, q, *, turn=_turned, with_N_l=True):
-    """``I = Nᵀ M N`` — or a slip: the link inertias ``turn``-ed otherwise, or ``N_d`` alone for ``N``."""
+    """``M = Nᵀ 𝓘_w N`` — or a slip: the link inertias ``turn``-ed otherwise, or ``N_d`` alone for ``N``."""
     N_l, N_d = denoc_N_with(model, q)
     N = N_l @ N_d if with_N_l else N_d
     R = fk(model, q)[:, :3, :3]
@@ -142,13 +143,13 @@ def inertia_with(model, q, *, turn=_turned, with_N_l=True):
 def denoc_with(model, q, qd, qdd, gravity=None, *, default=None, gravity_sign=1.0, a_dot=True, w_p=True, keep=None,
                turn=_turned, back=lambda A, w: A.T @ w):
     """The DeNOC recursion of a chain — or a slip: ``default`` choosing the gravity, gravity times
-    ``gravity_sign``, ``Ȧ t`` or ``W p q̇`` dropped, ``keep`` (E) replaced, inertias ``turn``-ed otherwise,
+    ``gravity_sign``, ``Φ̇ V_w`` or ``Ω S_w q̇`` dropped, ``keep`` (Π) replaced, inertias ``turn``-ed otherwise,
     wrenches carried ``back`` otherwise."""
     g = (model.gravity if gravity is None else gravity) if default is None else default(model, gravity)
     E = np.diag([1.0, 1, 1, 0, 0, 0]) if keep is None else keep
     T = fk(model, q)
     p, A, w = [], [], []
-    O_in, t_in, td_in = np.zeros(3), np.zeros(6), np.r_[np.zeros(3), -gravity_sign * np.asarray(g, dtype=float)]
+    O_in, t_in, td_in = np.zeros(3), np.zeros(6), base_acceleration(gravity_sign * np.asarray(g, dtype=float))
     for k in range(model.n):
         R, O = T[k][:3, :3], T[k][:3, 3]
         p.append(_world_rate(model.joints[k], T[k], O))
@@ -171,51 +172,52 @@ def denoc_with(model, q, qd, qdd, gravity=None, *, default=None, gravity_sign=1.
     return tau
 
 
-TP_SIGN = Variant("your A seems to have +[a]x where -[a]x belongs: v_k = v_j + w x a = v_j - [a]x w",
+TP_SIGN = Variant("your Φ seems to have +[Δp] where −[Δp] belongs: v_k = v_j + ω × Δp = v_j − [Δp] ω",
                   twist_propagation=partial(propagation_with, sign=+1.0))
-TP_ABOVE = Variant("your A seems to be transposed: the [a]x block belongs below the diagonal (the shift changes v, "
-                   "not w)", twist_propagation=partial(propagation_with, sign=+1.0, above=True))
-LEVER_REVERSED = Variant("your lever seems turned around, e x (r - O): the velocity of O is e x (O - r)",
+TP_ABOVE = Variant("your Φ seems to be transposed: the [Δp] block belongs below the diagonal (the shift changes v, "
+                   "not ω)", twist_propagation=partial(propagation_with, sign=+1.0, above=True))
+LEVER_REVERSED = Variant("your lever seems turned around, u × (p − O): the velocity of O is u × (O − p)",
                          joint_rate_vector=partial(rate_with, lever=lambda O, r: r - O))
-NO_LEVER = Variant("your p_k seems to be [e; 0] for a revolute joint (Saha's form with O on the axis); here O may "
-                   "sit off the axis: [e; e x (O - r)]", joint_rate_vector=partial(rate_with, lever=lambda O, r: 0 * O))
-PRISMATIC_TURNS = Variant("your prismatic p_k seems to be [e; 0]: a prismatic joint slides along e and does not "
-                          "turn, [0; e]", joint_rate_vector=partial(rate_with, prismatic_turns=True))
-ND_LOCAL_AXES = Variant("your N_d seems to use the joint's axis and point as stored (body frame k) where world axes "
-                        "are asked: e = R_k axis, r = O_k + R_k point",
+NO_LEVER = Variant("your S_w,k seems to be [u; 0] for a revolute joint (Saha's form with O on the axis); here O may "
+                   "sit off the axis: [u; u × (O − p)]", joint_rate_vector=partial(rate_with, lever=lambda O, r: 0 * O))
+PRISMATIC_TURNS = Variant("your prismatic S_w,k seems to be [u; 0]: a prismatic joint slides along u and does not "
+                          "turn, [0; u]", joint_rate_vector=partial(rate_with, prismatic_turns=True))
+ND_LOCAL_AXES = Variant("your N_d seems to use the joint's axis and point as stored (body frame {k}) where world axes "
+                        "are asked: u = R_0,k axis, p = O_k + R_0,k point",
                         denoc_N=partial(denoc_N_with, rate=lambda joint, T, O: rate_vector(joint.kind, joint.axis,
                                                                                            joint.point, O)))
-ND_WORLD_ORIGIN = Variant("your p_k seem to be referenced at the world origin (a space-Jacobian column); the "
-                          "reference point is O_k, the origin of body frame k",
+ND_WORLD_ORIGIN = Variant("your S_w,k seem to be referenced at the world origin (a space-Jacobian column); the "
+                          "reference point is O_k, the origin of body frame {k}",
                           denoc_N=partial(denoc_N_with, rate=lambda joint, T, O: _world_rate(joint, T, np.zeros(3))))
-NL_SIGN = Variant("your N_l blocks seem to be A(O_j - O_k); block (k, j) is A_kj = A(O_k - O_j)",
+NL_SIGN = Variant("your N_l blocks seem to be Φ(O_j − O_k); block (k, j) is Φ_kj = Φ(O_k − O_j)",
                   denoc_N=partial(denoc_N_with, block=lambda O, k, j: twist_propagation(O[j] - O[k])))
-NL_BIDIAGONAL = Variant("your N_l seems to hold only A_(k,k-1) next to the diagonal (that is the shape of N_l^-1); "
-                        "block (k, j) is A_kj for every j <= k",
+NL_BIDIAGONAL = Variant("your N_l seems to hold only Φ_(k,k−1) next to the diagonal (that is the shape of N_l^-1); "
+                        "block (k, j) is Φ_kj for every j ≤ k",
                         denoc_N=partial(denoc_N_with, pairs=lambda k: range(max(k - 1, 0), k + 1)))
-NL_ABOVE = Variant("your N_l seems to have its blocks above the diagonal: block (k, j), rows of link k, holds A_kj "
-                   "for j <= k", denoc_N=partial(denoc_N_with, above=True))
+NL_ABOVE = Variant("your N_l seems to have its blocks above the diagonal: block (k, j), rows of link k, holds Φ_kj "
+                   "for j ≤ k", denoc_N=partial(denoc_N_with, above=True))
 GI_BODY_AXES = Variant("your link inertias seem to stay in body axes: turn them to world axes, "
-                       "diag(R_k, R_k) I_k diag(R_k, R_k)^T", generalized_inertia=partial(inertia_with,
+                       "𝓘_w,k = diag(R_0,k, R_0,k) 𝓘_k diag(R_0,k, R_0,k)ᵀ", generalized_inertia=partial(inertia_with,
                                                                                        turn=lambda R, I: I))
-GI_TURNED_BACK = Variant("your link inertias seem to be turned the wrong way, diag(R_k, R_k)^T I_k diag(R_k, R_k)",
+GI_TURNED_BACK = Variant("your link inertias seem to be turned the wrong way, diag(R_0,k, R_0,k)ᵀ 𝓘_k "
+                         "diag(R_0,k, R_0,k)",
                          generalized_inertia=partial(inertia_with, turn=lambda R, I: _turned(R.T, I)))
-GI_NO_NL = Variant("your I seems to be N_d^T M N_d: N = N_l N_d", generalized_inertia=partial(inertia_with,
+GI_NO_NL = Variant("your M seems to be N_dᵀ 𝓘_w N_d: N = N_l N_d", generalized_inertia=partial(inertia_with,
                                                                                            with_N_l=False))
-TAU_NO_ADOT = Variant("your accelerations seem to lack the term Adot_(k,k-1) t_(k-1)",
+TAU_NO_ADOT = Variant("your accelerations seem to lack the term Φ̇_(k,k−1) V_w,k−1",
                       denoc=partial(denoc_with, a_dot=False))
-TAU_NO_WP = Variant("your accelerations seem to lack the term W_k p_k qd_k (pdot_k qd_k)",
+TAU_NO_WP = Variant("your accelerations seem to lack the term Ω_k S_w,k q̇_k (Ṡ_w,k q̇_k)",
                     denoc=partial(denoc_with, w_p=False))
-TAU_NO_E = Variant("your wrenches seem to use W_k M_k t_k where W_k M_k E t_k belongs (E keeps only the angular "
-                   "part)", denoc=partial(denoc_with, keep=np.eye(6)))
-TAU_GRAVITY_SIGN = Variant("your denoc seems to use gravity with the wrong sign: tdot_0 = [0; -g]",
+TAU_NO_E = Variant("your wrenches seem to use Ω_k 𝓘_w,k V_w,k where Ω_k 𝓘_w,k Π V_w,k belongs (Π keeps only the "
+                   "angular part)", denoc=partial(denoc_with, keep=np.eye(6)))
+TAU_GRAVITY_SIGN = Variant("your denoc seems to use gravity with the wrong sign: V̇_w,0 = [0; −g_phys]",
                            denoc=partial(denoc_with, gravity_sign=-1.0))
 TAU_NONE_IS_ZERO = Variant("your denoc seems to treat gravity=None as no gravity; None means model.gravity",
                            denoc=partial(denoc_with, default=lambda model, g: np.zeros(3) if g is None else g))
-TAU_A_NOT_TRANSPOSED = Variant("your backward pass seems to hand w_k back with A_(k,k-1) where its transpose belongs",
+TAU_A_NOT_TRANSPOSED = Variant("your backward pass seems to hand F_w,k back with Φ_(k,k−1) where its transpose belongs",
                                denoc=partial(denoc_with, back=lambda A, w: A @ w))
-TAU_BODY_AXES = Variant("your M_k seem to stay in body axes: turn them to world axes, diag(R_k, R_k) I_k "
-                        "diag(R_k, R_k)^T", denoc=partial(denoc_with, turn=lambda R, I: I))
+TAU_BODY_AXES = Variant("your 𝓘_w,k seem to stay in body axes: turn them to world axes, diag(R_0,k, R_0,k) 𝓘_k "
+                        "diag(R_0,k, R_0,k)ᵀ", denoc=partial(denoc_with, turn=lambda R, I: I))
 DENOC_MISTAKES = (TAU_NO_ADOT, TAU_NO_WP, TAU_NO_E, TAU_GRAVITY_SIGN, TAU_NONE_IS_ZERO, TAU_A_NOT_TRANSPOSED,
                   TAU_BODY_AXES)
 #: At rest (the identities) the velocity terms vanish, and gravity is always given.
@@ -229,7 +231,7 @@ def _n_suspect(ctx, denoc_N, model, q):
 
 
 def _blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q):
-    """Probes of the student's A and p on this configuration, for a failing ``denoc``."""
+    """Probes of the student's Φ and S_w on this configuration, for a failing ``denoc``."""
     T = fk(model, q)
     O = np.vstack([np.zeros(3), T[:, :3, 3]])
     probes = []
@@ -238,35 +240,35 @@ def _blocks_suspects(ctx, twist_propagation_student, joint_rate_vector, model, q
         e, r = R @ joint.axis, O[k + 1] + R @ joint.point
         probes.append(ctx.suspect(joint_rate_vector, joint.kind, e, r, O[k + 1],
                                   expected=rate_vector(joint.kind, e, r, O[k + 1]),
-                                  call=f"joint_rate_vector({joint.kind!r}, e, r, O) of joint {k}", see="denoc-joint-rate"))
+                                  call=f"joint_rate_vector({joint.kind!r}, e, r, O) of joint {k + 1}", see="denoc-joint-rate"))
         probes.append(ctx.suspect(twist_propagation_student, O[k + 1] - O[k], expected=twist_propagation(O[k + 1] - O[k]),
-                                  call=f"twist_propagation(O_{k} - O_{k - 1})" if k else "twist_propagation(O_0)",
+                                  call=f"twist_propagation(O_{k + 1} − O_{k})" if k else "twist_propagation(O_1)",
                                   see="denoc-twist-prop"))
     return probes
 
 
-# --- (a) the building blocks A and p ---------------------------------------------------------------
+# --- (a) the building blocks Φ and S_w -------------------------------------------------------------
 
 @EXERCISE.check("denoc-twist-prop", points=1, functions=("twist_propagation",),
-                title="twist-propagation matrix A = [[1, O], [-[a]x, 1]]", variants=(TP_SIGN, TP_ABOVE))
+                title="twist-propagation matrix Φ = [[1, 0], [−[Δp], 1]]", variants=(TP_SIGN, TP_ABOVE))
 def check_twist_prop(ctx, twist_propagation_student):
     cases = [np.array([1.0, 0.0, 0.0])] + [ctx.rng.uniform(-1, 1, 3) for _ in range(3)]
     for a in cases:
         A = ctx.call(twist_propagation_student, a)
         expected = np.eye(6)
         expected[LIN, ANG] = -so3.hat(a)
-        assert np.allclose(expected, twist_propagation(a)), "checker self-test: A"
-        ctx.expect_close("A (6, 6)", A, expected,
-                         hint="A [w; v] must be [w; v + w x a]: the same body seen from a point a further on")
+        assert np.allclose(expected, twist_propagation(a)), "checker self-test: Φ"
+        ctx.expect_close("Φ (6, 6)", A, expected,
+                         hint="Φ(Δp) [ω; v] must be [ω; v + ω × Δp]: the same body seen from a point Δp further on")
     a, b = ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)
-    ctx.expect_close("A(a) @ A(b)", ctx.expect_shape("A(a)", ctx.call(twist_propagation_student, a), (6, 6))
-                     @ ctx.expect_shape("A(b)", ctx.call(twist_propagation_student, b), (6, 6)),
+    ctx.expect_close("Φ(a) @ Φ(b)", ctx.expect_shape("Φ(a)", ctx.call(twist_propagation_student, a), (6, 6))
+                     @ ctx.expect_shape("Φ(b)", ctx.call(twist_propagation_student, b), (6, 6)),
                      twist_propagation(a + b), call="twist_propagation(a) @ twist_propagation(b)",
-                     hint="two shifts of the reference point add up: A(a) A(b) = A(a + b)")
+                     hint="two shifts of the reference point add up: Φ(a) Φ(b) = Φ(a + b)")
 
 
 @EXERCISE.check("denoc-joint-rate", points=1, functions=("joint_rate_vector",),
-                title="joint-rate vector p_k of revolute and prismatic joints",
+                title="joint screw S_w,k of revolute and prismatic joints",
                 variants=(LEVER_REVERSED, NO_LEVER, PRISMATIC_TURNS))
 def check_joint_rate(ctx, joint_rate_vector):
     cases = [("revolute", np.array([0.0, 0.0, 1.0]), np.zeros(3), np.array([1.0, 0.0, 0.0]))]
@@ -274,9 +276,9 @@ def check_joint_rate(ctx, joint_rate_vector):
         e = ctx.rng.normal(size=3)
         cases.append((kind, e / np.linalg.norm(e), ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(-1, 1, 3)))
     for kind, e, r, O in cases:
-        ctx.expect_close("p (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O),
-                         hint="a unit joint rate gives the twist [e; velocity of O]: for a revolute joint O moves "
-                              "on a circle about the axis through r; a prismatic joint slides along e and does not "
+        ctx.expect_close("S_w (6,)", ctx.call(joint_rate_vector, kind, e, r, O), rate_vector(kind, e, r, O),
+                         hint="a unit joint rate gives the twist [u; velocity of O]: for a revolute joint O moves "
+                              "on a circle about the axis through p; a prismatic joint slides along u and does not "
                               "turn")
 
 
@@ -287,31 +289,31 @@ def _n_cases(ctx, trials=3):
     for model in models:
         q, qd, _ = random_state(ctx, model)
         mats = denoc_matrices(model, q, qd)
-        assert np.allclose(mats.t, world_twists(model, q, qd), atol=1e-9), "checker self-test: t = N qd"
+        assert np.allclose(mats.t, world_twists(model, q, qd), atol=1e-9), "checker self-test: V_w = N qd"
         assert np.allclose(mats.N_d @ qd, joint_motions(model, q, qd), atol=1e-12), "checker self-test: N_d qd"
         yield model, q, qd, mats
 
 
 @EXERCISE.check("denoc-nd", points=1, functions=("denoc_N",),
-                title="N_d of a chain: block-diagonal in the joint-rate vectors",
+                title="N_d of a chain: block-diagonal in the joint screws S_w,k",
                 variants=(ND_LOCAL_AXES, ND_WORLD_ORIGIN))
 def check_nd(ctx, denoc_N):
     for model, q, _, mats in _n_cases(ctx):
         _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
         ctx.expect_close(f"N_d ({6 * model.n}, {model.n})", N_d, mats.N_d,
-                         hint="rows 6k..6k+5 of column k hold p_k in world axes at O_k, the origin of body frame k; "
-                              "everything else is 0")
+                         hint="column k − 1 holds S_w,k in rows 6(k−1)..6k−1 (block k), in world axes at O_k, the origin of body "
+                              "frame {k}; everything else is 0")
 
 
 @EXERCISE.check("denoc-nl", points=1, functions=("denoc_N",),
-                title="N_l of a chain, and t = N_l N_d qd", variants=(NL_SIGN, NL_BIDIAGONAL, NL_ABOVE))
+                title="N_l of a chain, and V_w = N_l N_d q̇", variants=(NL_SIGN, NL_BIDIAGONAL, NL_ABOVE))
 def check_nl(ctx, denoc_N):
     for model, q, qd, mats in _n_cases(ctx):
         N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
         N_l = ctx.expect_shape("N_l", N_l, (6 * model.n, 6 * model.n))
         ctx.expect_close(f"N_l ({6 * model.n}, {6 * model.n})", N_l, mats.N_l,
-                         hint="block (k, j) is A_kj = A(O_k - O_j) for j <= k (the identity on the diagonal), 0 above")
-        ctx.expect_close("t = N_l (p_k qd_k stacked) for a random qd (world twists)", N_l @ joint_motions(model, q, qd),
+                         hint="block (k, j) is Φ_kj = Φ(O_k − O_j) for j ≤ k (the identity on the diagonal), 0 above")
+        ctx.expect_close("V_w = N_l (S_w,k q̇_k stacked) for a random q̇ (world twists)", N_l @ joint_motions(model, q, qd),
                          world_twists(model, q, qd),
                          hint="row block k of N_l sums what every link up to k passes on to O_k")
 
@@ -319,20 +321,20 @@ def check_nl(ctx, denoc_N):
 # --- (c) the generalised inertia -------------------------------------------------------------------
 
 @EXERCISE.check("denoc-nmn", points=1, functions=("generalized_inertia",), helpers=("denoc_N",),
-                title="generalised inertia N^T M N = CRBA on random chains",
+                title="generalised inertia Nᵀ𝓘_w N = CRBA on random chains",
                 variants=(GI_BODY_AXES, GI_TURNED_BACK, GI_NO_NL))
 def check_nmn(ctx, generalized_inertia, denoc_N):
     for _ in range(3):
         model = random_chain(ctx)
         q = ctx.rng.uniform(-np.pi, np.pi, model.n)
         with ctx.suspects(_n_suspect(ctx, denoc_N, model, q)):
-            ctx.expect_close(f"I ({model.n}, {model.n})", ctx.call(generalized_inertia, model, q), crba(model, q),
-                             hint="M_k = diag(R_k, R_k) I_k diag(R_k, R_k)^T: the body inertia about O_k, "
-                                             "turned to world axes; I = N^T diag(M_1..M_n) N")
+            ctx.expect_close(f"M ({model.n}, {model.n})", ctx.call(generalized_inertia, model, q), crba(model, q),
+                             hint="𝓘_w,k = diag(R_0,k, R_0,k) 𝓘_k diag(R_0,k, R_0,k)ᵀ: the body inertia about O_k, "
+                                  "turned to world axes; M = Nᵀ diag(𝓘_w,1..𝓘_w,n) N")
 
 
 @EXERCISE.check("denoc-nmn-swc16", points=1, functions=("generalized_inertia",), helpers=("denoc_N",),
-                title="N^T M N on [SWC16]'s 7-DoF arm, and the kinetic energy",
+                title="Nᵀ𝓘_w N on [SWC16]'s 7-DoF arm, and the kinetic energy",
                 variants=(GI_BODY_AXES, GI_TURNED_BACK, GI_NO_NL))
 def check_nmn_swc16(ctx, generalized_inertia, denoc_N):
     arm = samples.seed002_7dof()
@@ -340,8 +342,8 @@ def check_nmn_swc16(ctx, generalized_inertia, denoc_N):
         q, qd, _ = random_state(ctx, arm)
         with ctx.suspects(_n_suspect(ctx, denoc_N, arm, q)):
             I = ctx.call(generalized_inertia, arm, q)
-            ctx.expect_close("I (7, 7)", I, crba(arm, q))
-        ctx.expect_close("kinetic energy 1/2 qd^T I qd for a random qd", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
+            ctx.expect_close("M (7, 7)", I, crba(arm, q))
+        ctx.expect_close("kinetic energy ½ q̇ᵀMq̇ for a random q̇", 0.5 * qd @ np.asarray(I, dtype=float) @ qd,
                          kinetic_energy(arm, q, qd))
 
 
@@ -363,9 +365,9 @@ def check_tau_chain(ctx, denoc, *blocks):
         with ctx.suspects(*_blocks_suspects(ctx, *blocks, model, q)):
             ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd, gravity=g),
                              rnea(model, q, qd, qdd, gravity=g),
-                             hint="forward: t_k, then td_k = A td_(k-1) + Adot t_(k-1) + p_k qdd_k + W_k p_k qd_k "
-                                  "from td_0 = [0; -g]; backward: w_k = M_k td_k + W_k M_k E t_k + A_(k+1,k)^T w_(k+1), "
-                                  "tau_k = p_k . w_k")
+                             hint="forward: V_w,k, then V̇_w,k = Φ_(k,k−1) V̇_w,k−1 + Φ̇_(k,k−1) V_w,k−1 + S_w,k q̈_k "
+                                  "+ Ω_k S_w,k q̇_k from V̇_w,0 = [0; −g_phys]; backward: F_w,k = 𝓘_w,k V̇_w,k "
+                                  "+ Ω_k 𝓘_w,k Π V_w,k + Φ_(k+1,k)ᵀ F_w,k+1, τ_k = S_w,kᵀF_w,k")
     model = cases[-1][0]
     q, qd, qdd = random_state(ctx, model)
     ctx.expect_close(f"tau ({model.n},)", ctx.call(denoc, model, q, qd, qdd), rnea(model, q, qd, qdd),
@@ -373,7 +375,7 @@ def check_tau_chain(ctx, denoc, *blocks):
 
 
 @EXERCISE.check("denoc-tau-swc16", points=1, functions=("denoc",), helpers=_BLOCKS,
-                title="DeNOC along [SWC16]'s trajectory (7 joints, 0 to pi/3 in 2 s)", variants=DENOC_MISTAKES)
+                title="DeNOC along the lesson's re-enactment of [SWC16]'s trajectory (7 joints, 0 to π/3 in 2 s)", variants=DENOC_MISTAKES)
 def check_tau_swc16(ctx, denoc, *blocks):
     arm = samples.seed002_7dof()
     t = np.r_[1.0, ctx.rng.uniform(0.0, 2.0, 3)]
@@ -396,10 +398,10 @@ def check_tau_identities(ctx, denoc, *blocks):
     with ctx.suspects(*_blocks_suspects(ctx, *blocks, model, q)):
         ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(denoc, model, q, zero, zero, gravity=g),
                          gravity_by_jacobians(model, q, g),
-                         hint="at rest only gravity remains: every td_k is [0; -g]")
+                         hint="at rest only gravity remains: every V̇_w,k is [0; −g_phys]")
     columns = [ctx.expect_shape(f"column {j} of M", ctx.call(denoc, model, q, zero, np.eye(model.n)[j],
                                                              gravity=np.zeros(3)),
                                 (model.n,)) for j in range(model.n)]
     ctx.expect_close("M = [denoc(q, 0, e_j, gravity=0) for j]", np.column_stack(columns), crba(model, q),
                      call=f"the mass matrix of a random {model.n}-link chain, column by column",
-                     hint="with qd = 0 and no gravity, denoc(q, 0, e_j) is column j of I = N^T M N")
+                     hint="with qd = 0 and no gravity, denoc(q, 0, e_j) is column j of M = Nᵀ𝓘_w N")

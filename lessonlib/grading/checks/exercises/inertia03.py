@@ -11,9 +11,9 @@ inertia about any point, momentum and kinetic energy are plain sums (lesson 03, 
 check                         points  what it tests
 ============================  ======  =======================================================
 ``inertia-spatial``           1       ``spatial_inertia``: eq. (3.3) against the library
-``inertia-spatial-momentum``  1       ... momentum ``I V`` and energy of particle clouds
+``inertia-spatial-momentum``  1       ... momentum ``𝓘 V`` and energy of particle clouds
 ``inertia-parallel-axis``     1       ``parallel_axis``: eq. (3.5) against particle sums
-``inertia-energy``            1       ``kinetic_energy``: ½ Vᵀ I V against particle sums
+``inertia-energy``            1       ``kinetic_energy``: ½ Vᵀ 𝓘 V against particle sums
 ``inertia-energy-frames``     1       ... the same motion seen from two frames: equal energy
 ``inertia-physical-mass``     1       ``is_physical``: mass and symmetry (valid and invalid)
 ``inertia-physical-moments``  1       ``is_physical``: PSD and triangle inequalities, rotated
@@ -68,7 +68,7 @@ class Cloud:
 
 
 def random_body(ctx):
-    """A random consistent body (m, c, I_c) from a box with random axes (not a particle cloud)."""
+    """A random consistent body (m, p_c, I_c) from a box with random axes (not a particle cloud)."""
     m = ctx.rng.uniform(0.5, 5.0)
     a, b, c = ctx.rng.uniform(0.05, 0.6, 3)
     R = so3.exp(ctx.rng.normal(size=3))
@@ -83,12 +83,12 @@ def random_body(ctx):
 def check_spatial(ctx, spatial_inertia):
     cases = [(2.0, np.array([0.0, 0.0, 0.5]), np.diag([0.1, 0.1, 0.02]))] + [random_body(ctx) for _ in range(3)]
     for m, c, I_c in cases:
-        G = ctx.expect_shape("I_O (6, 6)", ctx.call(spatial_inertia, m, c, I_c), (6, 6))
-        ctx.expect_close("I_O - I_O.T (must be symmetric)", G - G.T, np.zeros((6, 6)))
-        ctx.expect_close("I_O[3:, 3:] (the linear block)", G[LIN, LIN], m * np.eye(3),
+        G = ctx.expect_shape("𝓘_O (6, 6)", ctx.call(spatial_inertia, m, c, I_c), (6, 6))
+        ctx.expect_close("𝓘_O - 𝓘_O.T (must be symmetric)", G - G.T, np.zeros((6, 6)))
+        ctx.expect_close("𝓘_O[3:, 3:] (the linear block)", G[LIN, LIN], m * np.eye(3),
                          hint="angular-first: the bottom-right block is m·1")
-        ctx.expect_close("I_O", G, spatial.inertia(m, c, I_c),
-                         hint="I_O = [[I_c + m[c][c]ᵀ, m[c]], [m[c]ᵀ, m·1]] with [c] = so3.hat(c)")
+        ctx.expect_close("𝓘_O", G, spatial.inertia(m, c, I_c),
+                         hint="𝓘_O = [[I_c + m[p_c][p_c]ᵀ, m[p_c]], [m[p_c]ᵀ, m·1]] with [p_c] = so3.hat(p_c)")
 
 
 @EXERCISE.check("inertia-spatial-momentum", points=1, functions=("spatial_inertia",),
@@ -96,12 +96,12 @@ def check_spatial(ctx, spatial_inertia):
 def check_spatial_momentum(ctx, spatial_inertia):
     for _ in range(3):
         cloud = Cloud(ctx)
-        call = f"spatial_inertia(m, c, I_c) of a cloud of {len(cloud.m_k)} point masses (m = {cloud.m:.4g} kg)"
-        G = ctx.expect_shape("I_O (6, 6)", ctx.call(spatial_inertia, cloud.m, cloud.c, cloud.I_c), (6, 6), call=call)
+        call = f"spatial_inertia(m, p_c, I_c) of a cloud of {len(cloud.m_k)} point masses (m = {cloud.m:.4g} kg)"
+        G = ctx.expect_shape("𝓘_O (6, 6)", ctx.call(spatial_inertia, cloud.m, cloud.c, cloud.I_c), (6, 6), call=call)
         V = ctx.rng.normal(size=6)
-        ctx.expect_close(f"I_O @ V for V = {display.array(V)} (must be the momentum Σ [r × m v; m v])", G @ V, cloud.momentum(V),
-                         call=call, hint="the top-right block m[c] turns the origin's velocity into angular momentum")
-        ctx.expect_close("½ Vᵀ I_O V (must be Σ ½ m |v|²)", 0.5 * V @ G @ V, cloud.energy(V), call=call)
+        ctx.expect_close(f"𝓘_O @ V for V = {display.array(V)} (must be the momentum Σ [p × m ṗ; m ṗ])", G @ V, cloud.momentum(V),
+                         call=call, hint="the top-right block m[p_c] turns the origin's velocity into angular momentum")
+        ctx.expect_close("½ Vᵀ 𝓘_O V (must be Σ ½ m |ṗ|²)", 0.5 * V @ G @ V, cloud.energy(V), call=call)
 
 
 # --- (b) parallel axes ---------------------------------------------------------------------------------------
@@ -118,7 +118,7 @@ def check_parallel_axis(ctx, parallel_axis):
         cloud = Cloud(ctx)
         o = ctx.rng.uniform(-0.5, 0.5, 3)
         d = cloud.c - o
-        call = f"parallel_axis(m={cloud.m:.4g}, I_c, d={display.array(d)}) for a cloud of point masses, d = c − O"
+        call = f"parallel_axis(m={cloud.m:.4g}, I_c, d={display.array(d)}) for a cloud of point masses, d = p_c − p_O"
         got = ctx.expect_shape("I_O (3, 3)", ctx.call(parallel_axis, cloud.m, cloud.I_c, d), (3, 3), call=call)
         ctx.expect_close("I_O (must be the particle sum about O)", got, cloud.inertia_about(o), call=call,
                          hint="I_O = I_c + m (d·d 1 − d dᵀ): np.dot(d, d) * np.eye(3) - np.outer(d, d)")
@@ -132,10 +132,10 @@ def check_energy(ctx, kinetic_energy):
     for _ in range(4):
         cloud = Cloud(ctx)
         V = ctx.rng.normal(size=6)
-        call = f"kinetic_energy(m={cloud.m:.4g}, c={display.array(cloud.c)}, I_c, V={display.array(V)}) for a cloud of point masses"
-        E = ctx.expect_shape("E (J)", ctx.call(kinetic_energy, cloud.m, cloud.c, cloud.I_c, V), (), call=call)
-        ctx.expect_close("E (J) (must be Σ ½ m_k |v_k|²)", E, cloud.energy(V), call=call,
-                         hint="E = ½ Vᵀ I_O V, or ½ m |v_c|² + ½ ωᵀ I_c ω with v_c = v_O + ω × c")
+        call = f"kinetic_energy(m={cloud.m:.4g}, p_c={display.array(cloud.c)}, I_c, V={display.array(V)}) for a cloud of point masses"
+        E = ctx.expect_shape("K (J)", ctx.call(kinetic_energy, cloud.m, cloud.c, cloud.I_c, V), (), call=call)
+        ctx.expect_close("K (J) (must be Σ ½ m_k |ṗ_k|²)", E, cloud.energy(V), call=call,
+                         hint="K = ½ Vᵀ𝓘_O V, or ½ m|v_c|² + ½ ωᵀI_cω with v_c = v + ω × p_c")
 
 
 @EXERCISE.check("inertia-energy-frames", points=1, functions=("kinetic_energy",),
@@ -150,10 +150,10 @@ def check_energy_frames(ctx, kinetic_energy):
         V_b = se3.Ad(se3.inv(T_ab)) @ V_a
         expected = 0.5 * V_a @ spatial.inertia(m, c, I_c) @ V_a
         for frame, args in (("a", (m, c, I_c, V_a)), ("b", (m_b, c_b, I_b, V_b))):
-            call = f"kinetic_energy(m, c_{frame}, I_c_{frame}, V_{frame}): a random body described in frame {{{frame}}}"
-            E = ctx.expect_shape("E (J)", ctx.call(kinetic_energy, *args), (), call=call)
-            ctx.expect_close("E (J)", E, expected, call=call,
-                             hint="c and V are both in the frame given; the energy must not depend on that frame")
+            call = f"kinetic_energy(m, p_c_{frame}, I_c_{frame}, V_{frame}): a random body described in frame {{{frame}}}"
+            E = ctx.expect_shape("K (J)", ctx.call(kinetic_energy, *args), (), call=call)
+            ctx.expect_close("K (J)", E, expected, call=call,
+                             hint="p_c and V are both in the frame given; the energy must not depend on that frame")
 
 
 # --- (d) physical consistency ---------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def _rotated(ctx, moments):
 
 
 def _expect_verdict(ctx, is_physical, label, m, c, I_c, expected):
-    call = f"is_physical(m={m:.4g}, c={display.array(c)}, I_c) with {label}"
+    call = f"is_physical(m={m:.4g}, p_c={display.array(c)}, I_c) with {label}"
     got = expect_bool(ctx, ctx.call(is_physical, m, c, I_c), call=call)
     if got != expected:
         ctx.fail(f"expected {expected}, got {got}\n  I_c =\n{display.indent(display.array(I_c))}", call=call,

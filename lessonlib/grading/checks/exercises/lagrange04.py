@@ -12,15 +12,15 @@ joints ([DB4]: ``lc = l/2``), so the closed form of the lesson has to be derived
 References: a Model of the same arm (CRBA, RNEA, the polarised Christoffel matrix), closed forms
 (self-tested against the Model), link-by-link kinetic energies and central differences.
 
-Two parts follow the sources' own cases. (e) [DB4 §4.2]'s arm in DH form: the potential energy with
-the course's sign, ``P = −Σ m_i gᵀ p_ci`` for a ``g`` that points down, and ``g(q) = ∂P/∂q``, against
+Two parts follow the sources' own cases. (e) [DB4 §4.2]'s arm in DH form: the potential energy with the
+course's sign, ``U = −Σ m_i g_physᵀ p_{c_i}`` for a ``g_phys`` that points down, and ``g(q) = ∂U/∂q``, against
 the product-of-exponentials Model of the same arm (``potential_energy``, RNEA gravity torques), in any
-direction of gravity; known mistakes: [DB4]'s printed sign, the mass centre at ``+lc_i`` or at ``−l_i/2``
-in DH frame i, link 2 placed by ¹T₂ alone, gravity assumed along −y. (f) [LG]'s spinning skater
-(appendix on the Coriolis force): the angular momentum ``L = ∂T/∂ω``, conserved along a simulated
-pull-in with no torque on the spin (``skater_pull_in``), and Lagrange's torques against the RNEA, with
-the Coriolis torque ``2 m r ṙ ω``; known mistakes: the kinetic energy for L, the hub or the mass left
-out, the Coriolis factor 1 or 0, the centrifugal term's sign or absence.
+direction of gravity; known mistakes: [DB4]'s printed sign, the mass centre at ``+lc_i`` or at ``−l_i/2`` in
+DH frame i, link 2 placed by T_{1,2} alone, gravity assumed along −y. (f) [LG]'s spinning skater (appendix on
+the Coriolis force): the angular momentum ``L_z = ∂K/∂q̇₁``, conserved along a simulated pull-in with no
+torque on the spin (``skater_pull_in``), and Lagrange's torques against the RNEA, with the Coriolis torque
+``2 m q₂ q̇₂ q̇₁``; known mistakes: the kinetic energy for L_z, the hub or the mass left out, the Coriolis
+factor 1 or 0, the centrifugal term's sign or absence.
 
 =============================  ======  ======================================================
 check                          points  what it tests
@@ -33,10 +33,10 @@ check                          points  what it tests
 ``lagrange-gravity-random``    1       ... random arms: RNEA(q, 0, 0) and ∂U/∂q
 ``lagrange-coriolis-cqd``      1       ``coriolis_2link``: C q̇ = RNEA(q, q̇, 0) without gravity
 ``lagrange-coriolis-skew``     1       ... C is Christoffel's: Ṁ − 2C skew-symmetric
-``lagrange-dh-potential``      1       ``potential_dh``: [DB4 §4.2]'s DH arm, ``P = −Σ m gᵀ p_c``
-``lagrange-dh-gravity``        1       ``gravity_dh``: ``∂P/∂q`` = the PoE arm's g(q), any gravity
-``lagrange-skater-momentum``   1       ``skater_momentum``: ``L`` constant along a pull-in (τ₁ = 0)
-``lagrange-skater-torques``    1       ``skater_torques``: RNEA; ``τ₁(θ̈ = 0) = 2 m r ṙ ω``
+``lagrange-dh-potential``      1       ``potential_dh``: [DB4 §4.2]'s DH arm, ``U = −Σ m g_physᵀ p_c``
+``lagrange-dh-gravity``        1       ``gravity_dh``: ``∂U/∂q`` = the PoE arm's g(q), any gravity
+``lagrange-skater-momentum``   1       ``skater_momentum``: ``L_z`` constant along a pull-in (τ₁ = 0)
+``lagrange-skater-torques``    1       ``skater_torques``: RNEA; ``τ₁(q̈₁ = 0) = 2 m q₂ q̇₂ q̇₁``
 =============================  ======  ======================================================
 """
 from __future__ import annotations
@@ -58,7 +58,7 @@ EXERCISE = Exercise(
              "lessonlib.constraints", "lessonlib.complexity", "lessonlib.viz"),
     copy_targets=("lessonlib.dynamics.lagrange", "lessonlib.dynamics.coriolis", "lessonlib.dynamics.energy"))
 
-#: [DB4 §4.2]: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link; I_i = m l²/12 (uniform rods).
+#: [DB4 §4.2]: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link; I_{c_i,z} = m l²/12 (uniform rods).
 DB4_ARM = dict(l1=0.5, lc1=0.25, lc2=0.25, m1=5.0, m2=5.0, I1=5 / 48, I2=5 / 48, g0=9.81)
 _Z = [0.0, 0.0, 1.0]
 FD_STEP = 1e-6
@@ -117,7 +117,7 @@ def potential(q, a):
 
 
 def kinetic_by_links(q, qd, a):
-    """T = Σ ½ m_i |v_ci|² + ½ I_i ω_i², with the COM velocities differentiated by hand."""
+    """K = Σ ½ m_i |v_{c_i}|² + ½ I_{c_i,z} ω_i², with the COM velocities differentiated by hand."""
     s1, c1, s12, c12 = np.sin(q[0]), np.cos(q[0]), np.sin(q[0] + q[1]), np.cos(q[0] + q[1])
     w1, w2 = qd[0], qd[0] + qd[1]
     v1 = a["lc1"] * w1 * np.array([-s1, c1])
@@ -130,7 +130,7 @@ def _self_test(q, qd, a):
     assert np.allclose(crba(model, q), mass_closed(q, a), atol=1e-9), "checker self-test: M"
     assert np.allclose(gravity_torques(model, q), gravity_closed(q, a), atol=1e-9), "checker self-test: g"
     assert np.allclose(coriolis_matrix(model, q, qd), christoffel_closed(q, qd, a), atol=1e-9), "self-test: C"
-    assert np.isclose(0.5 * qd @ mass_closed(q, a) @ qd, kinetic_by_links(q, qd, a)), "checker self-test: T"
+    assert np.isclose(0.5 * qd @ mass_closed(q, a) @ qd, kinetic_by_links(q, qd, a)), "checker self-test: K"
     dU = [(potential(q + e, a) - potential(q - e, a)) / (2 * FD_STEP) for e in np.eye(2) * FD_STEP]
     assert np.allclose(dU, gravity_closed(q, a), atol=1e-5), "checker self-test: dU/dq"
     dM = (mass_closed(q + FD_STEP * qd, a) - mass_closed(q - FD_STEP * qd, a)) / (2 * FD_STEP)
@@ -167,11 +167,11 @@ def check_pendulum_static(ctx, pendulum_torque):
         call = f"pendulum_torque(q={q:.4f}, qd=0, qdd=0, link={display.params(link)})"
         tau = ctx.expect_shape("tau", ctx.call(pendulum_torque, q, 0.0, 0.0, link), (), call=call)
         ctx.expect_close("tau (N·m)", tau, pendulum_reference(q, 0.0, 0.0, link), call=call,
-                         hint="U = m g0 ell (1 - cos q) with q = 0 hanging down, so dU/dq = m g0 ell sin q")
+                         hint="U = m g₀ ℓ (1 − cos q) with q = 0 hanging down, so dU/dq = m g₀ ℓ sin q")
 
 
 @EXERCISE.check("lagrange-pendulum-dynamic", points=1, functions=("pendulum_torque",),
-                title="pendulum_torque in motion: I_O = I_c + m ell², no velocity term")
+                title="pendulum_torque in motion: I_{O,u} = I_c + m ℓ², no velocity term")
 def check_pendulum_dynamic(ctx, pendulum_torque):
     for _ in range(4):
         link = random_link(ctx)
@@ -179,7 +179,7 @@ def check_pendulum_dynamic(ctx, pendulum_torque):
         call = f"pendulum_torque(q={q:.4f}, qd={qd:.4f}, qdd={qdd:.4f}, link={display.params(link)})"
         tau = ctx.expect_shape("tau", ctx.call(pendulum_torque, q, qd, qdd, link), (), call=call)
         ctx.expect_close("tau (N·m)", tau, pendulum_reference(q, qd, qdd, link), call=call,
-                         hint="T = ½ I_O qd² with I_O = I_c + m ell² (parallel axes, lesson 03); "
+                         hint="K = ½ I_{O,u} q̇² with I_{O,u} = I_c + m ℓ² (parallel axes, lesson 03); "
                               "tau does not depend on qd")
 
 
@@ -193,8 +193,8 @@ def check_mass_db4(ctx, mass_matrix_2link):
         _self_test(q, ctx.rng.normal(size=2), DB4_ARM)
         call = f"mass_matrix_2link(q={display.array(q)}, arm=[DB4 §4.2]'s {display.params(DB4_ARM)})"
         ctx.expect_close("M (2, 2)", ctx.call(mass_matrix_2link, q, DB4_ARM), mass_closed(q, DB4_ARM), call=call,
-                         hint="T = Σ ½ m_i |v_ci|² + ½ I_i ω_i² with ω_1 = qd1, ω_2 = qd1 + qd2; "
-                              "M = hessian of T in qd")
+                         hint="K = Σ ½ m_i |v_{c_i}|² + ½ I_{c_i,z} ω_i² with ω_1 = qd1, ω_2 = qd1 + qd2; "
+                              "M = hessian of K in qd")
 
 
 @EXERCISE.check("lagrange-mass-random", points=1, functions=("mass_matrix_2link",),
@@ -272,11 +272,12 @@ def check_coriolis_skew(ctx, coriolis_2link):
 
 # --- (e) [DB4 §4.2]'s arm in DH form: the potential energy and its gradient -------------------------------
 # DH frame i sits at the far end of link i (a_i = l_i along its x-axis), so the mass centre of link i is at
-# (lc_i − l_i, 0, 0) in DH frame i. With g the acceleration of a falling body (pointing down), the potential
-# energy is P = −Σ m_i gᵀ p_ci ([DB4] writes Σ m_i gᵀ p_ci: with g pointing down that is minus the height energy).
+# (lc_i − l_i, 0, 0) in DH frame i. With g_phys the acceleration of a falling body (pointing down), the potential
+# energy is U = −Σ m_i g_physᵀ p_{c_i} ([DB4] writes Σ m_i gᵀ p_{c_i}: with g_phys pointing down that is minus the
+# height energy).
 
 def dh_link(length, q):
-    """[DB4 §4.2]'s DH transform of one link: (a, α, d, θ) = (length, 0, 0, q)."""
+    """[DB4 §4.2]'s DH transform of one link: (length, twist, offset, joint angle) = (l_i, 0, 0, q_i)."""
     c, s = np.cos(q), np.sin(q)
     return np.array([[c, -s, 0.0, length * c], [s, c, 0.0, length * s], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
@@ -286,8 +287,8 @@ def _dh_com(arm, i):                       # the mass centre of link i in DH fra
 
 
 def potential_with(q, arm, gravity, *, sign=-1.0, com=_dh_com, chained=True, falling=None):
-    """``P = sign · Σ m_i gᵀ p_ci`` of the DH arm — or a slip: the wrong ``sign``, another ``com`` in DH frame i,
-    link 2 placed by ¹T₂ alone (``chained=False``), or gravity taken along −y whatever it is (``falling``)."""
+    """``U = sign · Σ m_i g_physᵀ p_{c_i}`` of the DH arm — or a slip: the wrong ``sign``, another ``com`` in DH
+    frame i, link 2 placed by T_{1,2} alone (``chained=False``), or gravity taken along −y whatever it is (``falling``)."""
     g = np.asarray(gravity, dtype=float) if falling is None else falling(np.asarray(gravity, dtype=float))
     T1 = dh_link(arm["l1"], q[0])
     T2 = T1 @ dh_link(arm["l2"], q[1]) if chained else dh_link(arm["l2"], q[1])
@@ -296,7 +297,7 @@ def potential_with(q, arm, gravity, *, sign=-1.0, com=_dh_com, chained=True, fal
 
 
 def gravity_with(q, arm, gravity, **slip):
-    """``g(q) = ∂P/∂q`` of :func:`potential_with` (with the same slip), by central differences (judge side)."""
+    """``g(q) = ∂U/∂q`` of :func:`potential_with` (with the same slip), by central differences (judge side)."""
     q = np.asarray(q, dtype=float)
     return np.array([(potential_with(q + e, arm, gravity, **slip) - potential_with(q - e, arm, gravity, **slip))
                      / (2 * FD_STEP) for e in np.eye(2) * FD_STEP])
@@ -315,13 +316,13 @@ def _midpoint(arm, i):                     # [DB4]'s own case, −l_i/2
 
 
 def dh_reference(q, arm, gravity):
-    """``(P, g(q))`` from the product-of-exponentials Model of the same arm (no DH), self-tested against the DH Model."""
+    """``(U, g(q))`` from the product-of-exponentials Model of the same arm (no DH), self-tested against the DH Model."""
     poe = two_link_model(arm)
     dh = from_dh(a=[arm["l1"], arm["l2"]], alpha=[0.0, 0.0], d=[0.0, 0.0], mass=[arm["m1"], arm["m2"]],
                  com=[_dh_com(arm, 1), _dh_com(arm, 2)], inertia=[np.diag([0.0, arm["I1"], arm["I1"]]),
                                                                   np.diag([0.0, arm["I2"], arm["I2"]])])
     P, g = potential_energy(poe, q, gravity=gravity), gravity_torques(poe, q, gravity=gravity)
-    assert np.isclose(P, potential_energy(dh, q, gravity=gravity), atol=1e-9), "checker self-test: P of DH vs PoE"
+    assert np.isclose(P, potential_energy(dh, q, gravity=gravity), atol=1e-9), "checker self-test: U of DH vs PoE"
     assert np.allclose(g, gravity_torques(dh, q, gravity=gravity), atol=1e-9), "checker self-test: g of DH vs PoE"
     return P, g
 
@@ -354,8 +355,8 @@ def _dh_cases(ctx):
         yield ctx.rng.uniform(-np.pi, np.pi, 2), arm, random_plane_gravity(ctx), display.params(arm)
 
 
-P_SIGN = Variant("your potential seems to be +Σ m_i gᵀ p_ci, [DB4]'s formula with g pointing down: that is minus "
-                 "the energy of height; with g the acceleration of a falling body, P = −Σ m_i gᵀ p_ci",
+P_SIGN = Variant("your potential seems to be +Σ m_i g_physᵀ p_{c_i}, [DB4]'s sign with gravity pointing down: that is "
+                 "minus the energy of height; with g_phys the acceleration of a falling body, U = −Σ m_i g_physᵀ p_{c_i}",
                  potential_dh=partial(potential_with, sign=1.0))
 P_AT_JOINT = Variant("your mass centres seem to sit at (+lc_i, 0, 0) in DH frame i, as if the frame were at joint "
                      "i; DH frame i sits at the far end of link i, so the COM is at (lc_i − l_i, 0, 0)",
@@ -363,12 +364,12 @@ P_AT_JOINT = Variant("your mass centres seem to sit at (+lc_i, 0, 0) in DH frame
 P_MIDPOINT = Variant("your mass centres seem to sit at the middle of the links (−l_i/2 in DH frame i), [DB4]'s "
                      "special case; here the COM is lc_i from joint i: (lc_i − l_i, 0, 0)",
                      potential_dh=partial(potential_with, com=_midpoint))
-P_NOT_CHAINED = Variant("your link-2 mass centre seems to be placed with ¹T₂ alone; in frame 0 it is ⁰T₁ ¹T₂ p",
+P_NOT_CHAINED = Variant("your link-2 mass centre seems to be placed with T_{1,2} alone; in frame 0 it is T_{0,1} T_{1,2} p",
                         potential_dh=partial(potential_with, chained=False))
 P_DOWN_Y = Variant("your potential seems to take gravity along −y whatever vector you are given; use gravity "
-                   "itself: P = −Σ m_i gᵀ p_ci", potential_dh=partial(potential_with, falling=_down_y))
-G_SIGN = Variant("your g(q) has the wrong sign: it is +∂P/∂q with P = −Σ m_i gᵀ p_ci (the torque that holds the "
-                 "arm up), or your P has the sign of [DB4]'s Σ m_i gᵀ p_ci with g pointing down",
+                   "itself: U = −Σ m_i g_physᵀ p_{c_i}", potential_dh=partial(potential_with, falling=_down_y))
+G_SIGN = Variant("your g(q) has the wrong sign: it is +∂U/∂q with U = −Σ m_i g_physᵀ p_{c_i} (the torque that holds "
+                 "the arm up), or your U has the sign of [DB4]'s Σ m_i gᵀ p_{c_i} with g_phys pointing down",
                  gravity_dh=partial(gravity_with, sign=1.0))
 G_AT_JOINT = Variant("your g(q) seems to put the mass centres at (+lc_i, 0, 0) in DH frame i; DH frame i sits at "
                      "the far end of link i, so the COM is at (lc_i − l_i, 0, 0)",
@@ -380,19 +381,20 @@ G_DOWN_Y = Variant("your g(q) seems to take gravity along −y whatever vector y
 
 
 @EXERCISE.check("lagrange-dh-potential", points=1, functions=("potential_dh",),
-                title="potential_dh: [DB4]'s arm in DH form, P = −Σ m gᵀ p_c",
+                title="potential_dh: the arm from a D-H table, U = −Σ m g_physᵀ p_c",
                 variants=(P_SIGN, P_AT_JOINT, P_MIDPOINT, P_NOT_CHAINED, P_DOWN_Y))
 def check_dh_potential(ctx, potential_dh):
     for q, arm, g, text in _dh_cases(ctx):
         call = f"potential_dh(q={display.array(q)}, arm={text}, gravity={display.array(g)})"
-        P = ctx.expect_shape("P", ctx.call(potential_dh, q, arm, g), (), call=call)
-        ctx.expect_close("P (J)", P, dh_reference(q, arm, g)[0], call=call,
-                         hint="p_ci = ⁰T_i (lc_i − l_i, 0, 0, 1) with ⁰T_1 = DH(l1, 0, 0, q1), ⁰T_2 = ⁰T_1 DH(l2, 0, 0, q2); "
-                              "P = −Σ m_i gᵀ p_ci: raising a mass against g raises P")
+        P = ctx.expect_shape("U", ctx.call(potential_dh, q, arm, g), (), call=call)
+        ctx.expect_close("U (J)", P, dh_reference(q, arm, g)[0], call=call,
+                         hint="p_{c_i} = T_{0,i} (lc_i − l_i, 0, 0, 1) with T_{0,1} = DH(l1, 0, 0, q1), "
+                              "T_{0,2} = T_{0,1} DH(l2, 0, 0, q2); "
+                              "U = −Σ m_i g_physᵀ p_{c_i}: raising a mass against gravity raises U")
 
 
 @EXERCISE.check("lagrange-dh-gravity", points=1, functions=("gravity_dh",), helpers=("potential_dh",),
-                title="gravity_dh: g(q) = ∂P/∂q of the DH arm equals the PoE arm's",
+                title="gravity_dh: g(q) = ∂U/∂q of the DH arm equals the PoE arm's",
                 variants=(G_SIGN, G_AT_JOINT, G_MIDPOINT, G_DOWN_Y))
 def check_dh_gravity(ctx, gravity_dh, potential_dh):
     for q, arm, g, text in _dh_cases(ctx):
@@ -401,13 +403,13 @@ def check_dh_gravity(ctx, gravity_dh, potential_dh):
         with ctx.suspects(ctx.suspect(potential_dh, q, arm, g, expected=P, call=f"potential_dh(q={display.array(q)}, arm, gravity)",
                                       see="lagrange-dh-potential")):
             ctx.expect_close("g(q) (2,) (N·m)", ctx.call(gravity_dh, q, arm, g), expected, call=call,
-                             hint="g(q) = ∂P/∂q with P = −Σ m_i gᵀ p_ci: the torques that hold the arm still "
+                             hint="g(q) = ∂U/∂q with U = −Σ m_i g_physᵀ p_{c_i}: the torques that hold the arm still "
                                   "(the PoE arm of part (c) gives the same numbers)")
 
 
 # --- (f) [LG]'s spinning skater: angular momentum and the Coriolis torque ---------------------------------
-# q = (θ, r): the hub's angle and the distance of the point mass m from the axis; I the hub's moment of inertia
-# about the axis (the ball's own spin included). T = ½ (I + m r²) ω² + ½ m ṙ², U = 0 (the ice is level).
+# q = (q₁, q₂) = (spin angle, radius): the hub's angle and the distance of the point mass m from the axis; I the hub's
+# moment of inertia about the axis (the ball's own spin included). K = ½ (I + m q₂²) q̇₁² + ½ m q̇₂², U = 0 (level ice).
 
 def skater_model(skater):
     """The library's skater with the dict's ``I`` and ``m`` (a ball of radius 5 cm; its own spin inside ``I``)."""
@@ -421,7 +423,7 @@ def random_skater(ctx):
 
 
 def momentum_with(q, qd, skater, *, hub=True, mass=True, energy=False):
-    """``L = (I + m r²) ω`` — or a slip: the hub or the mass left out, or the kinetic energy instead."""
+    """``L_z = (I + m q₂²) q̇₁`` — or a slip: the hub or the mass left out, or the kinetic energy instead."""
     inertia = skater["I"] * hub + skater["m"] * q[1] ** 2 * mass
     if energy:
         return 0.5 * inertia * qd[0] ** 2 + 0.5 * skater["m"] * qd[1] ** 2
@@ -429,28 +431,29 @@ def momentum_with(q, qd, skater, *, hub=True, mass=True, energy=False):
 
 
 def torques_with(q, qd, qdd, skater, *, coriolis=2.0, centrifugal=-1.0):
-    """``τ₁ = (I + m r²) θ̈ + 2 m r ṙ ω``, ``τ₂ = m r̈ − m r ω²`` — or another Coriolis factor or centrifugal sign."""
+    """``τ₁ = (I + m q₂²) q̈₁ + 2 m q₂ q̇₂ q̇₁``, ``τ₂ = m q̈₂ − m q₂ q̇₁²`` — or another Coriolis factor or centrifugal sign."""
     I, m, r = skater["I"], skater["m"], q[1]
     return np.array([(I + m * r * r) * qdd[0] + coriolis * m * r * qd[1] * qd[0],
                      m * qdd[1] + centrifugal * m * r * qd[0] ** 2])
 
 
-L_ENERGY = Variant("your skater_momentum seems to return the kinetic energy ½(I + m r²) ω² + ½ m ṙ²; the skater "
-                   "keeps her angular momentum L = ∂T/∂ω = (I + m r²) ω, not her energy (pulling in does work)",
+L_ENERGY = Variant("your skater_momentum seems to return the kinetic energy ½(I + m q₂²) q̇₁² + ½ m q̇₂²; the skater "
+                   "keeps her angular momentum L_z = ∂K/∂q̇₁ = (I + m q₂²) q̇₁, not her energy (pulling in does work)",
                    skater_momentum=partial(momentum_with, energy=True))
-L_HUB_ONLY = Variant("your L seems to be I ω alone: the mass at r carries m r² ω of the angular momentum too",
+L_HUB_ONLY = Variant("your L_z seems to be I q̇₁ alone: the mass at q₂ carries m q₂² q̇₁ of the angular momentum too",
                      skater_momentum=partial(momentum_with, mass=False))
-L_MASS_ONLY = Variant("your L seems to be m r² ω alone: the hub's I ω belongs to it too",
+L_MASS_ONLY = Variant("your L_z seems to be m q₂² q̇₁ alone: the hub's I q̇₁ belongs to it too",
                       skater_momentum=partial(momentum_with, hub=False))
-T_CORIOLIS_ONCE = Variant("your τ₁ seems to have m r ṙ ω where the Coriolis torque is 2 m r ṙ ω: "
-                          "d/dt ((I + m r²) ω) = (I + m r²) θ̈ + 2 m r ṙ ω (r² differentiates to 2 r ṙ)",
+T_CORIOLIS_ONCE = Variant("your τ₁ seems to have m q₂ q̇₂ q̇₁ where the Coriolis torque is 2 m q₂ q̇₂ q̇₁: "
+                          "d/dt ((I + m q₂²) q̇₁) = (I + m q₂²) q̈₁ + 2 m q₂ q̇₂ q̇₁ (q₂² differentiates to 2 q₂ q̇₂)",
                           skater_torques=partial(torques_with, coriolis=1.0))
-T_NO_CORIOLIS = Variant("your τ₁ seems to lack the Coriolis torque 2 m r ṙ ω: d/dt ∂T/∂ω differentiates I + m r² too",
+T_NO_CORIOLIS = Variant("your τ₁ seems to lack the Coriolis torque 2 m q₂ q̇₂ q̇₁: d/dt ∂K/∂q̇₁ differentiates "
+                        "I + m q₂² too",
                         skater_torques=partial(torques_with, coriolis=0.0))
-T_CENTRIFUGAL_SIGN = Variant("your τ₂ seems to have + m r ω²: the slide must pull the mass IN against the "
-                             "centrifugal effect, τ₂ = m r̈ − m r ω² (−∂T/∂r = −m r ω²)",
+T_CENTRIFUGAL_SIGN = Variant("your τ₂ seems to have + m q₂ q̇₁²: the slide must pull the mass IN against the "
+                             "centrifugal effect, τ₂ = m q̈₂ − m q₂ q̇₁² (−∂K/∂q₂ = −m q₂ q̇₁²)",
                              skater_torques=partial(torques_with, centrifugal=1.0))
-T_NO_CENTRIFUGAL = Variant("your τ₂ seems to lack the centrifugal term − m r ω² (from −∂T/∂r)",
+T_NO_CENTRIFUGAL = Variant("your τ₂ seems to lack the centrifugal term − m q₂ q̇₁² (from −∂K/∂q₂)",
                            skater_torques=partial(torques_with, centrifugal=0.0))
 
 
@@ -462,9 +465,10 @@ def check_skater_momentum(ctx, skater_momentum):
         skater = random_skater(ctx)
         q, qd = np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(0.1, 1.0)]), ctx.rng.normal(size=2) * 2
         call = f"skater_momentum(q={display.array(q)}, qd={display.array(qd)}, skater={display.params(skater)})"
-        L = ctx.expect_shape("L", ctx.call(skater_momentum, q, qd, skater), (), call=call)
-        ctx.expect_close("L (kg·m²/s)", L, (crba(skater_model(skater), q) @ qd)[0], call=call,
-                         hint="L = ∂T/∂ω with T = ½ (I + m r²) ω² + ½ m ṙ² (the generalised momentum of the spin joint)")
+        L = ctx.expect_shape("L_z", ctx.call(skater_momentum, q, qd, skater), (), call=call)
+        ctx.expect_close("L_z (kg·m²/s)", L, (crba(skater_model(skater), q) @ qd)[0], call=call,
+                         hint="L_z = ∂K/∂q̇₁ with K = ½ (I + m q₂²) q̇₁² + ½ m q̇₂² (the generalised momentum of the spin "
+                              "joint)")
     skater = random_skater(ctx)
     omega0, r0, r1 = ctx.rng.uniform(1.0, 3.0), ctx.rng.uniform(0.6, 1.0), ctx.rng.uniform(0.2, 0.4)
     run = skater_pull_in(skater_model(skater), omega0=omega0, r0=r0, r1=r1, pull_time=0.8, duration=1.0, dt=0.01)
@@ -472,15 +476,15 @@ def check_skater_momentum(ctx, skater_momentum):
     for k in (0, 40, 60, 100):                                      # before, during and after the pull
         q, qd = run.trajectory.q[k], run.trajectory.qd[k]
         call = (f"skater_momentum(q={display.array(q)}, qd={display.array(qd)}, skater={display.params(skater)}) at t = {run.trajectory.t[k]:.2f} s "
-                f"of a pull-in from r = {r0:.3f} to {r1:.3f} m with no torque on the spin (τ₁ = 0)")
-        ctx.expect_close("L (must stay at (I + m r0²) ω0)", ctx.call(skater_momentum, q, qd, skater), L0,
+                f"of a pull-in from q₂ = {r0:.3f} to {r1:.3f} m with no torque on the spin (τ₁ = 0)")
+        ctx.expect_close("L_z (must stay at (I + m q₂(0)²) q̇₁(0))", ctx.call(skater_momentum, q, qd, skater), L0,
                          atol=1e-6 * max(1.0, abs(L0)), call=call,
-                         hint="no torque about the axis: L stays constant while ω grows as r shrinks; "
+                         hint="no torque about the axis: L_z stays constant while q̇₁ grows as q₂ shrinks; "
                               "the kinetic energy does not stay constant (the arms do work)")
 
 
 @EXERCISE.check("lagrange-skater-torques", points=1, functions=("skater_torques",),
-                title="skater_torques: Lagrange's equations of the skater and the Coriolis torque 2 m r ṙ ω",
+                title="skater_torques: Lagrange's equations of the skater and the Coriolis torque 2 m q₂ q̇₂ q̇₁",
                 variants=(T_CORIOLIS_ONCE, T_NO_CORIOLIS, T_CENTRIFUGAL_SIGN, T_NO_CENTRIFUGAL))
 def check_skater_torques(ctx, skater_torques):
     for _ in range(3):
@@ -490,14 +494,14 @@ def check_skater_torques(ctx, skater_torques):
         qd, qdd = ctx.rng.normal(size=2) * 2, ctx.rng.normal(size=2) * 2
         call = f"skater_torques(q={display.array(q)}, qd={display.array(qd)}, qdd={display.array(qdd)}, skater={display.params(skater)})"
         ctx.expect_close("(tau1, tau2)", ctx.call(skater_torques, q, qd, qdd, skater), rnea(model, q, qd, qdd),
-                         call=call, hint="d/dt ∂T/∂q̇ − ∂T/∂q with T = ½ (I + m r²) ω² + ½ m ṙ²: "
-                                         "τ₁ = (I + m r²) θ̈ + 2 m r ṙ ω, τ₂ = m r̈ − m r ω²")
+                         call=call, hint="d/dt ∂K/∂q̇ − ∂K/∂q with K = ½ (I + m q₂²) q̇₁² + ½ m q̇₂²: "
+                                         "τ₁ = (I + m q₂²) q̈₁ + 2 m q₂ q̇₂ q̇₁, τ₂ = m q̈₂ − m q₂ q̇₁²")
     skater = random_skater(ctx)
     q = np.array([0.0, ctx.rng.uniform(0.2, 1.0)])
     qd = np.array([ctx.rng.uniform(1.0, 3.0), -ctx.rng.uniform(0.5, 2.0)])        # spinning, pulling in
-    call = (f"skater_torques(q={display.array(q)}, qd={display.array(qd)}, qdd=(0, 0), skater={display.params(skater)}): keeping ω constant "
+    call = (f"skater_torques(q={display.array(q)}, qd={display.array(qd)}, qdd=(0, 0), skater={display.params(skater)}): keeping q̇₁ constant "
             "while the mass slides in")
     tau = ctx.expect_shape("(tau1, tau2)", ctx.call(skater_torques, q, qd, np.zeros(2), skater), (2,), call=call)
-    ctx.expect_close("tau1 (the Coriolis torque 2 m r ṙ ω = d/dt (m r²) ω)", tau[0],
+    ctx.expect_close("tau1 (the Coriolis torque 2 m q₂ q̇₂ q̇₁ = (d/dt m q₂²) q̇₁)", tau[0],
                      2 * skater["m"] * q[1] * qd[1] * qd[0], call=call,
-                     hint="[LG]'s appendix: τ = F_c r = d(m ω r²)/dt = 2 m ω r ṙ; the Coriolis force on the mass is 2 m ω ṙ")
+                     hint="[LG]'s appendix: τ₁ = d(m q̇₁ q₂²)/dt = 2 m q̇₁ q₂ q̇₂; the Coriolis force on the mass is 2 m q̇₁ q̇₂")

@@ -1,22 +1,22 @@
 """Checks of exercise 02: the Lie algebra se(3) — hat, Ad, ad and the bracket, wrenches and power.
 
-[LG, 李代数], [LG, 换位子], [LG, 惯量和力旋量] and [WJ §2.2] (F = [n; f], P = FᵀV, X = Ad). The
+[LG, 李代数], [LG, 换位子], [LG, 惯量和力旋量] and [WJ §2.2] (F = [μ; f], P = FᵀV, X = Ad). The
 student writes ``se3_hat``, ``Ad``, ``ad``, ``bracket``, ``wrench_of_force`` and ``wrench_in_b``;
 ``so3.hat`` is theirs to use (lesson 01), everything that computes Ad / ad for them is unavailable
 while grading (``lessonlib.se3``, ``spatial``, ``kinematics``, ...; Modern Robotics is refused
 anyway). Each check compares with the library and with the defining identities:
-``hat(Ad(T)ξ) = T hat(ξ) T⁻¹``, ``Ad(T₁T₂) = Ad(T₁)Ad(T₂)``, ``[x, y] = −[y, x]``, Jacobi, seed
+``(Ad(T)ξ)^∧ = T ξ^∧ T⁻¹``, ``Ad(T₁T₂) = Ad(T₁)Ad(T₂)``, ``[ξ, η] = −[η, ξ]``, Jacobi, seed
 001's basis brackets, and the invariance of the power ``FᵀV``.
 
 =========================  ======  ==========================================================
 check                      points  what it tests
 =========================  ======  ==========================================================
-``twist-hat``              1       ``se3_hat``: the 4x4 matrix of a twist; ``hat(ξ)[p; 1]``
-``twist-adjoint``          1       ``Ad``: against the library and ``T hat(ξ) T⁻¹``
+``twist-hat``              1       ``se3_hat``: the 4x4 matrix of a twist; ``ξ^∧[p; 1]``
+``twist-adjoint``          1       ``Ad``: against the library and ``T ξ^∧ T⁻¹``
 ``twist-adjoint-group``    1       ``Ad``: a homomorphism; Modern Robotics' documented example
 ``twist-small-ad``         1       ``ad``: the 6x6 ``[[ [ω], 0 ], [ [v], [ω] ]]``
 ``twist-bracket``          1       ``bracket``: commutator, antisymmetry, Jacobi, [LG, 换位子]'s table
-``twist-wrench-point``     1       ``wrench_of_force``: ``[r × f; f]``
+``twist-wrench-point``     1       ``wrench_of_force``: ``[p × f; f]``
 ``twist-wrench-frame``     1       ``wrench_in_b``: ``F_b = Ad(T_ab)ᵀ F_a``, equal power
 ``twist-wrench-spanner``   1       both, on lesson 02's spanner (4 W in every frame)
 =========================  ======  ==========================================================
@@ -44,8 +44,8 @@ MR_AD = np.array([[1, 0, 0, 0, 0, 0], [0, 0, -1, 0, 0, 0], [0, 1, 0, 0, 0, 0],
 #: Modern Robotics' documented ad example: ad([1, 2, 3, 4, 5, 6]).
 MR_ad = np.array([[0, -3, 2, 0, 0, 0], [3, 0, -1, 0, 0, 0], [-2, 1, 0, 0, 0, 0],
                   [0, -6, 5, 0, -3, 2], [6, 0, -4, 3, 0, -1], [-5, 4, 0, -2, 1, 0]], dtype=float)
-#: [LG, 换位子]'s names of the se(3) basis: unit rotations w_i, w_j, w_k and unit translations v_i, v_j, v_k.
-BASIS = ("w_i", "w_j", "w_k", "v_i", "v_j", "v_k")
+#: The se(3) basis: unit rotations e1, e2, e3 and unit translations e4, e5, e6 ([LG] names them w_i, w_j, w_k, v_i, v_j, v_k).
+BASIS = ("e1", "e2", "e3", "e4", "e5", "e6")
 
 
 def random_twist(ctx, scale=1.0):
@@ -66,12 +66,12 @@ def _vee4(X):
 @EXERCISE.check("twist-hat", points=1, functions=("se3_hat",), title="se3_hat: the 4x4 matrix of a twist [ω; v]")
 def check_hat(ctx, se3_hat):
     for xi in [np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])] + [random_twist(ctx) for _ in range(3)]:
-        X = ctx.expect_shape("hat(ξ) (4, 4)", ctx.call(se3_hat, xi), (4, 4))
+        X = ctx.expect_shape("ξ^∧ (4, 4)", ctx.call(se3_hat, xi), (4, 4))
         p = ctx.rng.normal(size=3)
-        ctx.expect_close(f"hat(ξ) @ [p; 1] for p = {display.array(p)} (velocity of the point p)", X @ np.r_[p, 1.0],
+        ctx.expect_close(f"ξ^∧ @ [p; 1] for p = {display.array(p)} (velocity of the point p)", X @ np.r_[p, 1.0],
                          np.r_[np.cross(xi[ANG], p) + xi[LIN], 0.0],
-                         hint="hat(ξ) = [[ [ω], v ], [0, 0]]: angular part first, ω = xi[:3], v = xi[3:]")
-        ctx.expect_close("hat(ξ)", X, se3.hat(xi))
+                         hint="ξ^∧ = [[ [ω], v ], [0, 0]]: angular part first, ω = xi[:3], v = xi[3:]")
+        ctx.expect_close("ξ^∧", X, se3.hat(xi))
 
 
 # --- (b) Ad ----------------------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def check_adjoint(ctx, Ad):
         T = random_transform(ctx)
         A = ctx.expect_shape("Ad(T) (6, 6)", ctx.call(Ad, T), (6, 6))
         xi = random_twist(ctx)
-        ctx.expect_close(f"hat(Ad(T) ξ) for ξ = {display.array(xi)} (must be T hat(ξ) T⁻¹)", se3.hat(A @ xi),
+        ctx.expect_close(f"(Ad(T) ξ)^∧ for ξ = {display.array(xi)} (must be T ξ^∧ T⁻¹)", se3.hat(A @ xi),
                          T @ se3.hat(xi) @ se3.inv(T),
                          hint="Ad(T) = [[R, 0], [[p] R, R]] with R = T[:3, :3], p = T[:3, 3]")
         ctx.expect_close("Ad(T)", A, se3.Ad(T))
@@ -114,19 +114,19 @@ def check_small_ad(ctx, ad):
                      hint="ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]]")
     for _ in range(3):
         x, y = random_twist(ctx), random_twist(ctx)
-        A = ctx.expect_shape("ad(x) (6, 6)", ctx.call(ad, x), (6, 6))
+        A = ctx.expect_shape("ad(ξ) (6, 6)", ctx.call(ad, x), (6, 6))
         X, Y = se3.hat(x), se3.hat(y)
-        ctx.expect_close(f"ad(x) @ y for y = {display.array(y)} (must be vee(XY - YX))", A @ y, _vee4(X @ Y - Y @ X))
-        ctx.expect_close("ad(x)", A, se3.ad(x))
+        ctx.expect_close(f"ad(ξ) @ η for η = {display.array(y)} (must be (ξ^∧η^∧ − η^∧ξ^∧)^∨)", A @ y, _vee4(X @ Y - Y @ X))
+        ctx.expect_close("ad(ξ)", A, se3.ad(x))
 
 
 @EXERCISE.check("twist-bracket", points=1, functions=("bracket",), helpers=("se3_hat", "ad"),
-                title="bracket: [x, y] = vee(XY - YX), antisymmetric, Jacobi, the basis table of [LG]")
+                title="bracket: [ξ, η] = (ξ^∧η^∧ − η^∧ξ^∧)^∨, antisymmetric, Jacobi, the basis table of [LG]")
 def check_bracket(ctx, bracket, se3_hat, ad):
     """A wrong bracket built on a wrong ``se3_hat`` or ``ad`` names the helper to fix (fallout names its source)."""
     x0 = np.array([0.3, -0.5, 0.7, 1.1, -0.4, 0.2])         # a fixed probe: the cases' random draws stay as they were
-    with ctx.suspects(ctx.suspect(se3_hat, x0, expected=se3.hat(x0), call="se3_hat(x)", see="twist-hat"),
-                      ctx.suspect(ad, x0, expected=se3.ad(x0), call="ad(x)", see="twist-small-ad")):
+    with ctx.suspects(ctx.suspect(se3_hat, x0, expected=se3.hat(x0), call="se3_hat(ξ)", see="twist-hat"),
+                      ctx.suspect(ad, x0, expected=se3.ad(x0), call="ad(ξ)", see="twist-small-ad")):
         _bracket_cases(ctx, bracket)
 
 
@@ -135,40 +135,41 @@ def _bracket_cases(ctx, bracket):
     for a, b in ((0, 1), (1, 2), (2, 0), (0, 4), (1, 5), (2, 3), (3, 4), (0, 3)):     # [LG, 换位子]'s table
         call = f"bracket({BASIS[a]}, {BASIS[b]}) ([LG]'s basis twists)"
         ctx.expect_close(f"[{BASIS[a]}, {BASIS[b]}]", ctx.call(bracket, E[a], E[b]), se3.ad(E[a]) @ E[b], call=call,
-                         hint="rotations bracket like the cross product, [w_i, v_j] = v_k, translations commute")
+                         hint="rotations bracket like the cross product, [e1, e5] = e6, translations commute")
     for _ in range(2):
         x, y, z = random_twist(ctx), random_twist(ctx), random_twist(ctx)
-        xy = ctx.expect_shape("[x, y] (6,)", ctx.call(bracket, x, y), (6,))
-        ctx.expect_close("[x, y]", xy, _vee4(se3.hat(x) @ se3.hat(y) - se3.hat(y) @ se3.hat(x)),
-                         hint="[x, y] = vee(hat(x) @ hat(y) - hat(y) @ hat(x)) = ad(x) @ y")
-        yx = ctx.expect_shape("[y, x] (6,)", ctx.call(bracket, y, x), (6,))
-        ctx.expect_close("[x, y] + [y, x] (antisymmetry)", xy + yx, np.zeros(6),
-                         call=f"bracket(x, y) and bracket(y, x) with x = {display.array(x)}, y = {display.array(y)}")
+        xy = ctx.expect_shape("[ξ, η] (6,)", ctx.call(bracket, x, y), (6,))
+        ctx.expect_close("[ξ, η]", xy, _vee4(se3.hat(x) @ se3.hat(y) - se3.hat(y) @ se3.hat(x)),
+                         hint="[ξ, η] = (ξ^∧η^∧ − η^∧ξ^∧)^∨ = ad(ξ) η")
+        yx = ctx.expect_shape("[η, ξ] (6,)", ctx.call(bracket, y, x), (6,))
+        ctx.expect_close("[ξ, η] + [η, ξ] (antisymmetry)", xy + yx, np.zeros(6),
+                         call=f"bracket(ξ, η) and bracket(η, ξ) with ξ = {display.array(x)}, η = {display.array(y)}")
         jac = np.zeros(6)
-        for a, b, c in ((x, y, z), (y, z, x), (z, x, y)):
-            inner = ctx.expect_shape("[b, c] (6,)", ctx.call(bracket, b, c), (6,))
-            jac += ctx.expect_shape("[a, [b, c]] (6,)", ctx.call(bracket, a, inner), (6,))
-        ctx.expect_close("[x, [y, z]] + [y, [z, x]] + [z, [x, y]] (Jacobi)", jac, np.zeros(6),
+        for (a, b, c), (na, nb, nc) in zip(((x, y, z), (y, z, x), (z, x, y)),
+                                           (("ξ", "η", "ζ"), ("η", "ζ", "ξ"), ("ζ", "ξ", "η"))):
+            inner = ctx.expect_shape(f"[{nb}, {nc}] (6,)", ctx.call(bracket, b, c), (6,))
+            jac += ctx.expect_shape(f"[{na}, [{nb}, {nc}]] (6,)", ctx.call(bracket, a, inner), (6,))
+        ctx.expect_close("[ξ, [η, ζ]] + [η, [ζ, ξ]] + [ζ, [ξ, η]] (Jacobi)", jac, np.zeros(6),
                          call="the Jacobi identity on three random twists")
 
 
 # --- (d) wrenches and power ---------------------------------------------------------------------------
 
-def wrench_reference(f, r):
-    return np.r_[np.cross(r, f), f]
+def wrench_reference(f, p):
+    return np.r_[np.cross(p, f), f]
 
 
 @EXERCISE.check("twist-wrench-point", points=1, functions=("wrench_of_force",),
-                title="wrench_of_force: a force at a point as a wrench [n; f]")
+                title="wrench_of_force: a force at a point as a wrench [μ; f]")
 def check_wrench_point(ctx, wrench_of_force):
     for _ in range(4):
-        f, r = ctx.rng.normal(size=3) * 10, ctx.rng.normal(size=3)
-        F = ctx.expect_shape("F (6,)", ctx.call(wrench_of_force, f, r), (6,))
+        f, p = ctx.rng.normal(size=3) * 10, ctx.rng.normal(size=3)
+        F = ctx.expect_shape("F (6,)", ctx.call(wrench_of_force, f, p), (6,))
         V = random_twist(ctx)
-        ctx.expect_close(f"F @ V for the twist V = {display.array(V)} (power = f · velocity of the point r)", F @ V,
-                         f @ (V[LIN] + np.cross(V[ANG], r)),
-                         hint="moment first: F = [r × f; f] (the moment of f about the origin)")
-        ctx.expect_close("F", F, wrench_reference(f, r))
+        ctx.expect_close(f"F @ V for the twist V = {display.array(V)} (power = f · velocity of the point p)", F @ V,
+                         f @ (V[LIN] + np.cross(V[ANG], p)),
+                         hint="moment first: F = [p × f; f] (the moment of f about the origin)")
+        ctx.expect_close("F", F, wrench_reference(f, p))
 
 
 @EXERCISE.check("twist-wrench-frame", points=1, functions=("wrench_in_b",),
@@ -189,12 +190,12 @@ def check_wrench_frame(ctx, wrench_in_b):
 @EXERCISE.check("twist-wrench-spanner", points=1, functions=("wrench_of_force", "wrench_in_b"),
                 title="the spanner of lesson 02: 4 W in every frame, frames compose")
 def check_wrench_spanner(ctx, wrench_of_force, wrench_in_b):
-    omega, r0, f, r_f = np.array([0, 0, 2.0]), np.array([0.05, 0, 0]), np.array([0, 20.0, 0]), np.array([0.15, 0, 0])
-    V_a = np.r_[omega, np.cross(r0, omega)]
-    F_a = ctx.expect_shape("F_a (6,)", ctx.call(wrench_of_force, f, r_f), (6,))
+    omega, p_bolt, f, p_hand = np.array([0, 0, 2.0]), np.array([0.05, 0, 0]), np.array([0, 20.0, 0]), np.array([0.15, 0, 0])
+    V_a = np.r_[omega, np.cross(p_bolt, omega)]
+    F_a = ctx.expect_shape("F_a (6,)", ctx.call(wrench_of_force, f, p_hand), (6,))
     ctx.expect_close("F_a @ V_a (the hand's power, W)", F_a @ V_a, 4.0,
-                     call=("wrench_of_force(f=[0, 20, 0], r=[0.15, 0, 0]), the bolt turning at 2 rad/s "
-                           "about the vertical line through (0.05, 0, 0) m"), hint="F = [r × f; f]; P = F · V")
+                     call=("wrench_of_force(f=[0, 20, 0], p=[0.15, 0, 0]), the bolt turning at 2 rad/s "
+                           "about the vertical line through (0.05, 0, 0) m"), hint="F = [p × f; f]; P = F · V")
     for _ in range(3):
         T_ab = se3.from_Rp(so3.rot_z(ctx.rng.uniform(-3, 3)) @ so3.rot_x(ctx.rng.uniform(-1, 1)),
                            ctx.rng.uniform(-0.2, 0.2, 3))

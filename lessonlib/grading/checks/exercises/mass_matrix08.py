@@ -12,15 +12,15 @@ the DeNOC matrices, the Lagrange derivation, ``kinetic_energy``, ``kinematics.ja
 is blocked while grading.
 
 Each check compares with the library (``crba``, ``aba``) and with identities that use neither:
-[DB4 §4.2]'s closed-form two-link ``M(q)``, the kinetic energy ``½ Σ v_iᵀ I_i v_i`` from the body
-twists, the round trip ``ID(FD(τ)) = τ``, the body Jacobian, and the power ``τᵀ q̇ = Fᵀ v``.
+[DB4 §4.2]'s closed-form two-link ``M(q)``, the kinetic energy ``½ Σ V_iᵀ 𝓘_i V_i`` from the body
+twists, the round trip ``ID(FD(τ)) = τ``, the body Jacobian, and the power ``τᵀ q̇ = Fᵀ V_n``.
 
 The notebook's instructions for (c) are enforced numerically: ``mass-cholesky-spd`` gives a
 symmetric matrix that is not positive definite, which has no Cholesky factor (so ``np.linalg.solve``
 or ``lstsq``, which solve it anyway, fail there), and ``mass-cholesky-stable`` measures the backward
 error on matrices where forming an inverse — of ``M`` or of its factor ``L`` — loses digits that two
 triangular solves keep. Known mistakes (gravity left on in the ID columns, the composite inertia
-handed to ``i − 1`` on a tree, ``X I Xᵀ`` for ``Xᵀ I X``, half of ``M``, the triangular solves in the
+handed to ``i − 1`` on a tree, ``X 𝓘 Xᵀ`` for ``Xᵀ 𝓘 X``, half of ``M``, the triangular solves in the
 wrong order, the bias with the wrong sign or without gravity or ``f_ext``, ``−Jᵀ F`` for ``Jᵀ F``) are
 the algorithms written here with one piece replaced; the forward-dynamics checks also receive the
 student's ``crba``, ``mass_matrix_from_id`` and ``cholesky_solve`` to say which one is wrong on a
@@ -39,7 +39,7 @@ check                      points  what it tests
 ``mass-cholesky-stable``   1       ``cholesky_solve`` is backward stable where an inverse is not
 ``mass-fd``                1       ``forward_dynamics`` = ABA on chains ([DB4 §4.2]'s arm, random chains)
 ``mass-fd-roundtrip``      1       ``forward_dynamics`` on trees, gravity and ``f_ext``: ``ID(FD(τ)) = τ``
-``mass-jtf``               1       ``tip_wrench_torques``: ``J_bᵀ F`` and the power ``τᵀ q̇ = Fᵀ v``
+``mass-jtf``               1       ``tip_wrench_torques``: ``J_bᵀ F`` and the power ``τᵀ q̇ = Fᵀ V_n``
 =========================  ======  ==========================================================
 """
 from __future__ import annotations
@@ -166,7 +166,7 @@ def _chain_walk(model, i):                 # i − 1 for model.parent[i]
 
 
 def cholesky_with(M, b, *, first=lambda L: L, second=lambda L: L.T, both=True):
-    """``x`` from ``L y = b`` then ``Lᵀ x = y`` — or a slip: other ``first``/``second`` triangles, or only one."""
+    """``x`` from ``L w = b`` then ``Lᵀ x = w`` — or a slip: other ``first``/``second`` triangles, or only one."""
     L = np.linalg.cholesky(M)
     y = np.linalg.solve(first(L), b)
     return np.linalg.solve(second(L), y) if both else y
@@ -193,22 +193,22 @@ ID_GRAVITY_ON = Variant("your columns seem to be computed with gravity on: each 
 CRBA_CHAIN_WALK = Variant("your crba seems to hand body i's composite inertia to body i - 1 (and to walk toward the "
                           "base by i - 1); on a tree, the parent of i is model.parent[i]",
                           crba=partial(crba_with, parent=_chain_walk))
-CRBA_NOT_TRANSPOSED = Variant("your composite inertias seem to be carried as X_i I^c_i X_i^T; to the parent it is "
-                              "X_i^T I^c_i X_i", crba=partial(crba_with, carry=lambda X, I: X @ I @ X.T))
+CRBA_NOT_TRANSPOSED = Variant("your composite inertias seem to be carried as X_i 𝓘^c_i X_iᵀ; to the parent it is "
+                              "X_iᵀ 𝓘^c_i X_i", crba=partial(crba_with, carry=lambda X, I: X @ I @ X.T))
 CRBA_STEP_NOT_TRANSPOSED = Variant("your walk toward the base seems to carry F with X_k where X_k^T belongs",
                                    crba=partial(crba_with, step=lambda X, F: X @ F))
-CRBA_NOT_COMPOSITE = Variant("your crba seems to use each body's own inertia I_i where the composite inertia I^c_i "
+CRBA_NOT_COMPOSITE = Variant("your crba seems to use each body's own inertia 𝓘_i where the composite inertia 𝓘^c_i "
                              "(the body and everything outboard of it) belongs", crba=partial(crba_with,
                                                                                                composite=False))
 CRBA_HALF = Variant("your M seems to hold only one triangle: set M_ij and M_ji", crba=partial(crba_with,
                                                                                             both_halves=False))
-CHOL_ORDER = Variant("your triangular solves seem to come in the wrong order: first L y = b (forward), then "
-                     "L^T x = y (back)", cholesky_solve=partial(cholesky_with, first=lambda L: L.T,
+CHOL_ORDER = Variant("your triangular solves seem to come in the wrong order: first L w = b (forward substitution), "
+                     "then Lᵀx = w (back substitution)", cholesky_solve=partial(cholesky_with, first=lambda L: L.T,
                                                               second=lambda L: L))
-CHOL_NO_TRANSPOSE = Variant("your back substitution seems to solve L x = y where L^T x = y belongs",
+CHOL_NO_TRANSPOSE = Variant("your back substitution seems to solve L x = w where Lᵀx = w belongs",
                             cholesky_solve=partial(cholesky_with, second=lambda L: L))
-CHOL_FORWARD_ONLY = Variant("your cholesky_solve seems to stop after the forward substitution L y = b: x solves "
-                            "L^T x = y", cholesky_solve=partial(cholesky_with, both=False))
+CHOL_FORWARD_ONLY = Variant("your cholesky_solve seems to stop after the forward substitution L w = b: x solves "
+                            "Lᵀx = w (back substitution)", cholesky_solve=partial(cholesky_with, both=False))
 FD_BIAS_SIGN = Variant("your forward dynamics seems to add the bias h; the equation is M qdd = tau - h",
                        forward_dynamics=partial(fd_with, bias_sign=+1.0))
 FD_BIAS_NO_GRAVITY = Variant("your bias h seems to lack gravity: h = ID(q, qd, 0) with the same gravity "
@@ -270,8 +270,8 @@ def check_id_trees(ctx, mass_matrix_from_id):
 
 # --- (b) CRBA ------------------------------------------------------------------------------------
 
-_CRBA_HINT = ("I^c_i = I_i + sum over the children j of i of X_j^T I^c_j X_j (inward); then F = I^c_i S_i, "
-              "M_ii = S_i.F, and stepping from k to model.parent[k] toward the base F <- X_k^T F, M_ik = M_ki = S_k.F")
+_CRBA_HINT = ("𝓘^c_i = 𝓘_i + sum over the children j of i of X_jᵀ 𝓘^c_j X_j (inward); then F = 𝓘^c_i S_i, "
+              "M_ii = S_i.F, and stepping from k to model.parent[k] toward the base F <- X_kᵀ F, M_ik = M_ki = S_k.F")
 
 
 @EXERCISE.check("mass-crba-chain", points=1, functions=("crba",), title="CRBA on chains",
@@ -327,7 +327,7 @@ def check_cholesky(ctx, cholesky_solve):
     for M in cases:
         b = ctx.rng.normal(size=len(M))
         ctx.expect_close(f"x ({len(M)},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
-                         hint="M = L L^T; solve L y = b (forward substitution), then L^T x = y (back substitution)")
+                         hint="M = L Lᵀ; solve L w = b (forward substitution), then Lᵀx = w (back substitution)")
 
 
 @EXERCISE.check("mass-cholesky-spd", points=1, functions=("cholesky_solve",),
@@ -337,7 +337,7 @@ def check_cholesky_spd(ctx, cholesky_solve):
     M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
     b = ctx.rng.normal(size=model.n)
     ctx.expect_close(f"x ({model.n},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
-                     hint="M = L L^T; solve L y = b (forward substitution), then L^T x = y (back substitution)")
+                     hint="M = L Lᵀ; solve L w = b (forward substitution), then Lᵀx = w (back substitution)")
     for n in (3, 5, 7):
         M = indefinite_symmetric(ctx, n)
         b = ctx.rng.normal(size=n)
@@ -345,7 +345,7 @@ def check_cholesky_spd(ctx, cholesky_solve):
         call = (f"cholesky_solve(M, b) with a symmetric {n}x{n} M that is not positive definite (eigenvalues "
                 f"{display.array(eigenvalues)})")
         ctx.expect_refusal(f"x ({n},)", cholesky_solve, M, b, call=call,
-                           hint="this M has no Cholesky factor, so a solve through M = L L^T must fail "
+                           hint="this M has no Cholesky factor, so a solve through M = L Lᵀ must fail "
                                 "(np.linalg.cholesky raises LinAlgError; your own loops meet the square root of a "
                                 "negative number); np.linalg.solve or lstsq would solve it anyway — the exercise asks "
                                 "for the factor, which is also how a wrong mass matrix shows itself")
@@ -431,4 +431,4 @@ def check_jtf(ctx, tip_wrench_torques):
                 "that balance F; tau_ext = J^T F is what F itself produces")
         ctx.expect_close(f"tau_ext ({model.n},)", tau, J_b.T @ F, hint=hint)
         ctx.expect_close("power tau_ext . qd for a random qd", np.asarray(tau, dtype=float) @ qd,
-                         F @ body_twists(model, q, qd)[-1], hint="the wrench's power F . v_last equals tau . qd")
+                         F @ body_twists(model, q, qd)[-1], hint="the wrench's power F · V_n equals τ · q̇")

@@ -9,21 +9,23 @@ the lesson's recursion written here with one piece replaced; the full-RNEA check
 student's ``outward_pass`` and ``inward_pass`` to say which of them is wrong when ``rnea`` fails.
 
 Part (e) is [LWP 1980]'s backward recursion in link coordinates (standard DH, 3-vectors) as its
-erratum corrects it ([RNE05] §四): Step 6 computes the joint torque (``n_i · z`` or, for a slide,
-``f_i · z`` with ``z = R_iᵀ z_0``), Step 7 stops after the first link. The inputs (``F_i``, ``N_i``,
-``R_i``, ``p*_i``, ``s̄_i``) come from the spatial RNEA's body motion, the expected torques from the RNEA
-(self-test: :func:`~lessonlib.dynamics.lwp1980`). Known mistakes: no stop (the last torque overwritten
-through index −1), ``n_i · z`` for a slide, ``z_i`` for ``z_(i−1)``, ``R_(i+1)ᵀ`` to carry forces, the
-lever ``s̄_i`` for ``p*_i + s̄_i``, ``p*_i × R f_(i+1)`` dropped.
+erratum corrects it ([RNE05] §四): Step 6 computes the joint torque (``μ_i · (R_{i,i−1} e_z)`` or, for a
+slide, ``f_i · (R_{i,i−1} e_z)``), Step 7 stops after the first link. The inputs (``m_i a_{c_i}``,
+``I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i``, ``R_{i−1,i}``, ``R_{i,i−1} p_{i−1,i}``, ``p_{c_i}``: the arguments ``F``,
+``N``, ``R``, ``p_star``, ``s_bar``) come from the spatial RNEA's body motion, the expected torques from the
+RNEA (self-test: :func:`~lessonlib.dynamics.lwp1980`). Known mistakes: no stop (the last torque overwritten
+through index −1), ``μ_i · (R_{i,i−1} e_z)`` for a slide, frame {i}'s ``e_z`` for frame {i−1}'s,
+``R_{i,i+1}ᵀ`` to carry forces, the lever ``p_{c_i}`` for ``R_{i,i−1} p_{i−1,i} + p_{c_i}``,
+``R_{i,i−1} p_{i−1,i} × (R_{i,i+1} f_{i+1})`` dropped.
 
 ========================  ======  ==========================================================
 check                     points  what it tests
 ========================  ======  ==========================================================
 ``rnea-static``           1       ``static_torques``: two horizontal rods ([RNE05]: τ = (20, 5))
 ``rnea-static-tip``       1       ... with a point load at the tip ([RNE05]: τ = (40, 15))
-``rnea-outward-v``        1       ``outward_pass``: body twists ``v_i``
-``rnea-outward-a``        1       ``outward_pass``: spatial accelerations ``a_i`` (gravity as ``a_0``)
-``rnea-inward``           1       ``inward_pass``: joint torques from given ``v, a``
+``rnea-outward-v``        1       ``outward_pass``: body twists ``V_i``
+``rnea-outward-a``        1       ``outward_pass``: spatial accelerations ``A_i`` (gravity as ``A_0``)
+``rnea-inward``           1       ``inward_pass``: joint torques from given ``V, A``
 ``rnea-inward-fext``      1       ``inward_pass`` with external wrenches ``f_ext``
 ``rnea-full-chain``       2       ``rnea`` on random chains (revolute and prismatic joints)
 ``rnea-full-identities``  1       ``rnea`` against identities: Jacobian-transpose gravity, CRBA
@@ -82,7 +84,7 @@ def static_reference(L1, L2, m1, m2, g, tip_mass=0.0):
 
 
 def gravity_by_jacobians(model, q, g):
-    """``g(q) = −Σ m_i J_c,iᵀ g``: the gravity torques from COM Jacobians, without any RNEA."""
+    """``g(q) = −Σ m_i J_{c_i}ᵀ g_phys``: the gravity torques from COM Jacobians, without any RNEA."""
     T = fk(model, q)
     tau = np.zeros(model.n)
     for i in range(model.n):
@@ -111,17 +113,17 @@ def _force(X, f):                          # force comes back with X_iᵀ
     return X.T @ f
 
 
-def _velocity_product(v, vJ):              # ad(v_i) S_i q̇_i
+def _velocity_product(v, vJ):              # ad(V_i) S_i q̇_i
     return se3.ad(v) @ vJ
 
 
-def _gyroscopic(v, I):                     # ad*(v_i) I_i v_i
+def _gyroscopic(v, I):                     # ad*(V_i) 𝓘_i V_i
     return se3.ad_dual(v) @ I @ v
 
 
 def outward_with(X, S, qd, qdd, a0, *, motion=_motion, product=_velocity_product, start=None):
-    """The outward pass v_i = X_i v_(i−1) + S_i q̇_i, a_i = X_i a_(i−1) + S_i q̈_i + ad(v_i) S_i q̇_i — or a
-    slip: another ``motion`` transform, another velocity ``product``, another ``start`` than ``a0``."""
+    """The outward pass V_i = X_i V_(i−1) + S_i q̇_i, A_i = X_i A_(i−1) + S_i q̈_i + ad(V_i) S_i q̇_i — or a
+    slip: another ``motion`` transform, another velocity ``product``, another ``start`` than ``a0`` (A_0)."""
     n = len(qd)
     v, a = np.zeros((n, 6)), np.zeros((n, 6))
     v_p, a_p = np.zeros(6), np.asarray(a0 if start is None else start, dtype=float)
@@ -133,7 +135,7 @@ def outward_with(X, S, qd, qdd, a0, *, motion=_motion, product=_velocity_product
 
 
 def inward_with(X, S, I, v, a, f_ext=None, *, force=_force, gyroscopic=_gyroscopic, f_ext_sign=-1.0, to_parent=True):
-    """The inward pass f_i = I_i a_i + ad*(v_i) I_i v_i − f_ext,i, τ_i = S_iᵀ f_i, f_(i−1) += X_iᵀ f_i — or a
+    """The inward pass F_i = 𝓘_i A_i + ad*(V_i) 𝓘_i V_i − F^ext_i, τ_i = S_iᵀF_i, F_(i−1) += X_iᵀF_i — or a
     slip in one of its pieces."""
     n = len(S)
     f = np.array([I[i] @ a[i] + gyroscopic(v[i], I[i]) for i in range(n)])
@@ -161,51 +163,51 @@ def _dropped(*args):
     return np.zeros(6)
 
 
-WEIGHTS_AT_ENDS = Variant("your rod weights seem to act at the rods' free ends (m L) instead of their middles "
-                          "(m L / 2)", static_torques=partial(static_with, at=1.0))
-ROD2_LEVER = Variant("your tau1 seems to take rod 2's weight at L2 / 2 from joint 1; it hangs at L1 + L2 / 2",
+WEIGHTS_AT_ENDS = Variant("your rod weights seem to act at the rods' free ends (m l) instead of their middles "
+                          "(m l / 2)", static_torques=partial(static_with, at=1.0))
+ROD2_LEVER = Variant("your tau1 seems to take rod 2's weight at l₂ / 2 from joint 1; it hangs at l₁ + l₂ / 2",
                      static_torques=partial(static_with, rod2_from_joint1=lambda L1, L2: L2 / 2))
 ROD2_FORGOTTEN = Variant("your tau1 seems to carry only rod 1's weight (and the load); rod 2 hangs from joint 1 too",
                          static_torques=partial(static_with, rod2_from_joint1=lambda L1, L2: 0.0))
-OUT_TRANSPOSED = Variant("your outward pass seems to carry motion with X_i^T (the transpose belongs to forces on "
+OUT_TRANSPOSED = Variant("your outward pass seems to carry motion with X_iᵀ (the transpose belongs to forces on "
                          "the way back); twists and accelerations cross joint i with X_i",
                          outward_pass=partial(outward_with, motion=lambda X, m: X.T @ m))
-OUT_NOT_CARRIED = Variant("your outward pass seems not to carry the parent's motion: v_i = S_i qd_i alone, "
-                          "without X_i v_(i-1)", outward_pass=partial(outward_with, motion=lambda X, m: 0.0 * m))
-PRODUCT_DROPPED = Variant("your accelerations seem to lack the velocity-product term ad(v_i) S_i qd_i",
+OUT_NOT_CARRIED = Variant("your outward pass seems not to carry the parent's motion: V_i = S_i q̇_i alone, "
+                          "without X_i V_(i−1)", outward_pass=partial(outward_with, motion=lambda X, m: 0.0 * m))
+PRODUCT_DROPPED = Variant("your accelerations seem to lack the velocity-product term ad(V_i) S_i q̇_i",
                           outward_pass=partial(outward_with, product=_dropped))
-PRODUCT_SWAPPED = Variant("your velocity-product term seems to have its arguments swapped, ad(S_i qd_i) v_i "
-                          "(= -ad(v_i) S_i qd_i): it is ad(v_i) S_i qd_i",
+PRODUCT_SWAPPED = Variant("your velocity-product term seems to have its arguments swapped, ad(S_i q̇_i) V_i "
+                          "(= −ad(V_i) S_i q̇_i): it is ad(V_i) S_i q̇_i",
                           outward_pass=partial(outward_with, product=lambda v, vJ: se3.ad(vJ) @ v))
-A0_DROPPED = Variant("your outward pass seems to start from a_(-1) = 0 instead of a0 = [0; -g]: gravity is lost",
+A0_DROPPED = Variant("your outward pass seems to start from A_0 = 0 instead of A_0 = [0; −g_phys]: gravity is lost",
                      outward_pass=lambda X, S, qd, qdd, a0: outward_with(X, S, qd, qdd, a0, start=np.zeros(6)))
-IN_NOT_TRANSPOSED = Variant("your inward pass seems to use X_i instead of X_i^T to hand f_i to the parent (forces go "
-                            "back with the transpose, so that the power f . v is the same in both frames)",
+IN_NOT_TRANSPOSED = Variant("your inward pass seems to use X_i instead of X_iᵀ to hand F_i to the parent (forces go "
+                            "back with the transpose, so that the power FᵀV is the same in both frames)",
                             inward_pass=partial(inward_with, force=lambda X, f: X @ f))
-GYRO_DROPPED = Variant("your body wrenches seem to lack the gyroscopic term ad*(v_i) I_i v_i",
+GYRO_DROPPED = Variant("your body wrenches seem to lack the gyroscopic term ad*(V_i) 𝓘_i V_i",
                        inward_pass=partial(inward_with, gyroscopic=_dropped))
-GYRO_AD = Variant("your gyroscopic term seems to use ad(v_i) where ad*(v_i) = -ad(v_i)^T belongs",
+GYRO_AD = Variant("your gyroscopic term seems to use ad(V_i) where ad*(V_i) = −ad(V_i)ᵀ belongs",
                   inward_pass=partial(inward_with, gyroscopic=lambda v, I: se3.ad(v) @ I @ v))
-NOT_HANDED_ON = Variant("your inward pass seems not to hand f_i to the parent: each tau_i = S_i . f_i of body i alone",
+NOT_HANDED_ON = Variant("your inward pass seems not to hand F_i to the parent: each τ_i = S_iᵀF_i of body i alone",
                         inward_pass=partial(inward_with, to_parent=False))
-FEXT_ADDED = Variant("your f_ext seems to be added to f_i; the environment's wrench on body i is subtracted "
-                     "(f_i = I_i a_i + ... - f_ext,i)", inward_pass=partial(inward_with, f_ext_sign=+1.0))
+FEXT_ADDED = Variant("your f_ext seems to be added to F_i; the environment's wrench on body i is subtracted "
+                     "(F_i = 𝓘_i A_i + … − F^ext_i)", inward_pass=partial(inward_with, f_ext_sign=+1.0))
 FEXT_IGNORED = Variant("your inward pass seems to ignore f_ext", inward_pass=partial(inward_with, f_ext_sign=0.0))
 INWARD_MISTAKES = (IN_NOT_TRANSPOSED, GYRO_DROPPED, GYRO_AD, NOT_HANDED_ON)
 
 RNEA_GRAVITY_SIGN = Variant("your rnea seems to use gravity with the wrong sign: the base acceleration is "
-                            "a0 = [0; -g], the base accelerating UP against gravity",
+                            "A_0 = [0; −g_phys], the base accelerating UP against gravity",
                             rnea=partial(rnea_with, gravity_sign=-1.0))
 RNEA_GRAVITY_IGNORED = Variant("your rnea seems to ignore its gravity argument and always use model.gravity",
                                rnea=partial(rnea_with, default=lambda model, g: model.gravity))
 RNEA_NONE_IS_ZERO = Variant("your rnea seems to treat gravity=None as no gravity; None means the model's default, "
                             "model.gravity", rnea=partial(rnea_with, default=lambda model, g: np.zeros(3) if g is None
                                                           else g))
-RNEA_NOT_TRANSPOSED = Variant("your rnea seems to hand forces back with X_i instead of X_i^T",
+RNEA_NOT_TRANSPOSED = Variant("your rnea seems to hand forces back with X_i instead of X_iᵀ",
                               rnea=partial(rnea_with, force=lambda X, f: X @ f))
-RNEA_NO_PRODUCT = Variant("your rnea seems to lack the velocity-product term ad(v_i) S_i qd_i of the accelerations",
+RNEA_NO_PRODUCT = Variant("your rnea seems to lack the velocity-product term ad(V_i) S_i q̇_i of the accelerations",
                           rnea=partial(rnea_with, product=_dropped))
-RNEA_NO_GYRO = Variant("your rnea seems to lack the gyroscopic term ad*(v_i) I_i v_i of the body wrenches",
+RNEA_NO_GYRO = Variant("your rnea seems to lack the gyroscopic term ad*(V_i) 𝓘_i V_i of the body wrenches",
                        rnea=partial(rnea_with, gyroscopic=_dropped))
 RNEA_MISTAKES = (RNEA_GRAVITY_SIGN, RNEA_GRAVITY_IGNORED, RNEA_NONE_IS_ZERO, RNEA_NOT_TRANSPOSED, RNEA_NO_PRODUCT,
                  RNEA_NO_GYRO)
@@ -248,7 +250,7 @@ def check_static_tip(ctx, static_torques):
     for c in cases:
         got = ctx.call(static_torques, c["L1"], c["L2"], c["m1"], c["m2"], c["g"], tip_mass=c["tip_mass"])
         ctx.expect_close("(tau1, tau2)", got, static_reference(**c),
-                         hint="the tip load's weight acts at L2 from joint 2 and at L1 + L2 from joint 1")
+                         hint="the tip load's weight acts at l₂ from joint 2 and at l₁ + l₂ from joint 1")
 
 
 # --- (b) outward pass ----------------------------------------------------------------------------
@@ -264,28 +266,28 @@ def _outward_cases(ctx, trials=3):
 
 
 @EXERCISE.check("rnea-outward-v", points=1, functions=("outward_pass",),
-                title="outward pass: body twists v_i", variants=(OUT_TRANSPOSED, OUT_NOT_CARRIED))
+                title="outward pass: body twists V_i", variants=(OUT_TRANSPOSED, OUT_NOT_CARRIED))
 def check_outward_v(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
         v, _ = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"))
         ctx.expect_close("v (n, 6)", v, trace.v,
-                         hint="v_i = X_i v_(i-1) + S_i qd_i, starting from v_(-1) = 0")
+                         hint="V_i = X_i V_(i−1) + S_i q̇_i, starting from V_0 = 0")
 
 
 @EXERCISE.check("rnea-outward-a", points=1, functions=("outward_pass",),
-                title="outward pass: spatial accelerations a_i with gravity as a_0",
+                title="outward pass: spatial accelerations A_i with gravity as A_0",
                 variants=(OUT_TRANSPOSED, PRODUCT_DROPPED, PRODUCT_SWAPPED, A0_DROPPED))
 def check_outward_a(ctx, outward_pass):
     for model, qd, qdd, g, trace in _outward_cases(ctx):
         _, a = ctx.expect_tuple(ctx.call(outward_pass, trace.X, model.S.copy(), qd, qdd, base_acceleration(g)), ("v", "a"))
         ctx.expect_close("a (n, 6)", a, trace.a,
-                         hint="a_i = X_i a_(i-1) + S_i qdd_i + ad(v_i) S_i qd_i, starting from a0")
+                         hint="A_i = X_i A_(i−1) + S_i q̈_i + ad(V_i) S_i q̇_i, starting from A_0 = [0; −g_phys] (the argument a0)")
 
 
 # --- (c) inward pass -------------------------------------------------------------------------------
 
 @EXERCISE.check("rnea-inward", points=1, functions=("inward_pass",),
-                title="inward pass: joint torques from v and a", variants=INWARD_MISTAKES)
+                title="inward pass: joint torques from V and A", variants=INWARD_MISTAKES)
 def check_inward(ctx, inward_pass):
     for _ in range(3):
         model = random_chain(ctx)
@@ -293,7 +295,7 @@ def check_inward(ctx, inward_pass):
         trace = rnea_trace(model, q, qd, qdd, gravity=random_gravity(ctx))
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a)
         ctx.expect_close("tau (n,)", got, trace.tau,
-                         hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i; tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
+                         hint="F_i = 𝓘_i A_i + ad_dual(V_i) 𝓘_i V_i; τ_i = S_iᵀF_i; F_(i−1) += X_iᵀF_i")
 
 
 @EXERCISE.check("rnea-inward-fext", points=1, functions=("inward_pass",),
@@ -305,13 +307,13 @@ def check_inward_fext(ctx, inward_pass):
         g = random_gravity(ctx)
         F = ctx.rng.normal(size=(model.n, 6))
         trace = rnea_trace(model, q, qd, qdd, gravity=g, f_ext=F)
-        # independent identity: an environment wrench on body i changes tau by -J_i^T f_ext,i
+        # independent identity: an environment wrench on body i changes τ by −J_iᵀ F^ext_i
         shift = -sum(jacobian(model, q, body=i, frame="body").T @ F[i] for i in range(model.n))
         assert np.allclose(trace.tau - rnea(model, q, qd, qdd, gravity=g), shift, atol=1e-8), "self-test: J^T f"
         got = ctx.call(inward_pass, trace.X, model.S.copy(), model.inertia.copy(), trace.v, trace.a, f_ext=F)
         ctx.expect_close("tau (n,)", got, trace.tau,
-                         hint="f_i = I_i a_i + ad_dual(v_i) I_i v_i - f_ext[i], with f_ext[i] the wrench the environment applies "
-                              "ON body i (body frame i); tau_i = S_i . f_i; f_(i-1) += X_i^T f_i")
+                         hint="F_i = 𝓘_i A_i + ad_dual(V_i) 𝓘_i V_i − F^ext_i, with F^ext_i = f_ext[i-1] the wrench the environment "
+                              "applies ON body i (body frame {i}); τ_i = S_iᵀF_i; F_(i−1) += X_iᵀF_i")
 
 
 # --- (d) the full RNEA ---------------------------------------------------------------------------
@@ -350,7 +352,7 @@ def check_full_identities(ctx, rnea_student, outward_pass, inward_pass):
     with ctx.suspects(*_helper_suspects(ctx, outward_pass, inward_pass, model, q, zero, zero, g)):
         ctx.expect_close("tau (n,), the gravity torques", ctx.call(rnea_student, model, q, zero, zero, gravity=g),
                          gravity_by_jacobians(model, q, g),
-                         hint="with qd = qdd = 0 only gravity remains: tau = -sum_i m_i J_com,i^T g")
+                         hint="with qd = qdd = 0 only gravity remains: τ = −Σ_i m_i J_{c_i}ᵀ g_phys")
     columns = [ctx.call(rnea_student, model, q, zero, np.eye(model.n)[j], gravity=np.zeros(3)) for j in range(model.n)]
     for j, col in enumerate(columns):
         ctx.expect_shape(f"column {j} of M", col, (model.n,), call="rnea(model, q, 0, e_j, gravity=0)")
@@ -372,9 +374,10 @@ def check_full_ur5(ctx, rnea_student, outward_pass, inward_pass):
 
 
 # --- (e) [LWP 1980]'s backward recursion with the erratum ([RNE05] §四) ------------------------------------
-# Link coordinates, standard DH: joint i turns about (slides along) z_(i-1); every vector of link i is in DH
-# frame i. The student gets Steps 1-3 done (F_i, N_i) and writes Steps 4-7: the backward recursion, with the
-# erratum's Step 6 (the joint torque, eq. (45)) and Step 7 (stop after i = 1), for revolute and prismatic joints.
+# Link coordinates, standard DH: joint i turns about (slides along) the z-axis of frame {i−1}; every vector of link i
+# is in DH frame {i}. The student gets Steps 1-3 done (m_i a_{c_i} and I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i, the arguments
+# F and N) and writes Steps 4-7: the backward recursion, with the erratum's Step 6 (the joint torque, eq. (45)) and
+# Step 7 (stop after i = 1), for revolute and prismatic joints.
 
 Z0 = np.array([0.0, 0.0, 1.0])
 
@@ -382,8 +385,9 @@ Z0 = np.array([0.0, 0.0, 1.0])
 def lwp_inputs(model, q, qd, qdd, g):
     """``(F, N, R, p_star, s_bar)`` of Steps 1–3, from the spatial RNEA's body motion (not from ``lwp1980``).
 
-    ``F_i = m_i ā_i`` (``ā_i`` the mass centre's acceleration, gravity folded in as ``v̇_0 = −g``),
-    ``N_i = I_ci ω̇_i + ω_i × I_ci ω_i``; ``R[i] = ⁱ⁻¹R_i``, ``p*_i`` = origin of frame i from frame i−1, in frame i.
+    ``F[i-1] = m_i a_{c_i}`` (``a_{c_i}`` the mass centre's acceleration, gravity folded in as ``a_0 = −g_phys``),
+    ``N[i-1] = I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i``; ``R[i-1] = R_{i−1,i}``, ``p_star[i-1] = R_{i,i−1} p_{i−1,i}``: O_i
+    from O_{i−1}, in frame {i}; ``s_bar[i-1] = p_{c_i}``.
     """
     trace = rnea_trace(model, q, qd, qdd, gravity=g)
     n = model.n
@@ -404,13 +408,13 @@ def lwp_inputs(model, q, qd, qdd, g):
 
 def lwp_backward_with(F, N, R, p_star, s_bar, joint_types, *, stop=True, prismatic_force=True, axis=None,
                       carry=None, lever=None, transmitted=True):
-    """Steps 4–7 of [LWP 1980] as corrected — or a slip: no stop after i = 1 (``stop=False``), ``n_i · z`` for a
-    slide, another joint ``axis`` in frame i, another ``carry`` of f_(i+1) into frame i, another ``lever`` of F_i,
-    the transmitted force's moment ``p*_i × R f_(i+1)`` dropped."""
+    """Steps 4–7 of [LWP 1980] as corrected — or a slip: no stop after i = 1 (``stop=False``), ``μ_i · (R_{i,i−1} e_z)``
+    for a slide, another joint ``axis`` in frame {i}, another ``carry`` of f_{i+1} into frame {i}, another ``lever``
+    of m_i a_{c_i}, the transmitted force's moment ``R_{i,i−1} p_{i−1,i} × (R_{i,i+1} f_{i+1})`` dropped."""
     F, N, R, p_star, s_bar = (np.asarray(x, dtype=float) for x in (F, N, R, p_star, s_bar))
     n = len(F)
     carry = carry or (lambda Rn, x: Rn @ x)
-    axis = axis or (lambda Ri: Ri.T @ Z0)                        # z_(i-1) seen from frame i
+    axis = axis or (lambda Ri: Ri.T @ Z0)                        # R_{i,i−1} e_z: frame {i−1}'s z seen from {i}
     lever = lever or (lambda p, s: p + s)
     tau = np.zeros(n)
     f_next, n_next, R_next = np.zeros(3), np.zeros(3), np.eye(3)    # Step 4: the free end
@@ -461,26 +465,28 @@ def rods_as_dh():
 LWP_NO_STOP = Variant("your backward recursion seems not to stop after i = 1 (the erratum's Step 7): it runs once "
                       "more for a 'link 0', and with 0-based arrays [i − 1] is [−1] — the last link's torque is "
                       "overwritten", lwp_backward=partial(lwp_backward_with, stop=False))
-LWP_SLIDE_MOMENT = Variant("your torque of a prismatic joint seems to be n_i · z; a slide transmits force: "
-                           "τ_i = f_i · z_(i−1) (the erratum's eq. (45))",
+LWP_SLIDE_MOMENT = Variant("your torque of a prismatic joint seems to be μ_i · (R_{i,i−1} e_z); a slide transmits "
+                           "force: τ_i = f_i · (R_{i,i−1} e_z) (the erratum's Step 6, as [RNE05] reports it)",
                            lwp_backward=partial(lwp_backward_with, prismatic_force=False))
-LWP_AXIS_Z_I = Variant("your joint axis seems to be z_i = (0, 0, 1) of frame i; in standard DH joint i moves "
-                       "about z_(i−1), which frame i sees as R_iᵀ z_0 (the last row of R_i)",
+LWP_AXIS_Z_I = Variant("your joint axis seems to be e_z = (0, 0, 1) of frame {i}; in standard D-H joint i moves "
+                       "about the z-axis of frame {i−1}, which frame {i} sees as R_{i,i−1} e_z (the last row of "
+                       "R_{i−1,i} = R[i-1])",
                        lwp_backward=partial(lwp_backward_with, axis=lambda Ri: Z0))
-LWP_CARRY_TRANSPOSED = Variant("your recursion seems to carry f_(i+1), n_(i+1) into frame i with R_(i+1)ᵀ; "
-                               "R_(i+1) = ⁱR_(i+1) takes frame-(i+1) vectors into frame i",
+LWP_CARRY_TRANSPOSED = Variant("your recursion seems to carry f_{i+1}, μ_{i+1} into frame {i} with R_{i,i+1}ᵀ; "
+                               "R_{i,i+1} (R[i]) takes frame-{i+1} vectors into frame {i}",
                                lwp_backward=partial(lwp_backward_with, carry=lambda Rn, x: Rn.T @ x))
-LWP_LEVER = Variant("your moment of F_i seems to use s̄_i alone; n_i is taken about the origin of frame i − 1, "
-                    "so the lever of F_i is p*_i + s̄_i",
+LWP_LEVER = Variant("your moment of m_i a_{c_i} seems to use p_{c_i} alone; μ_i is taken about O_{i−1}, "
+                    "so the lever of m_i a_{c_i} is R_{i,i−1} p_{i−1,i} + p_{c_i}",
                     lwp_backward=partial(lwp_backward_with, lever=lambda p, s: s))
-LWP_NO_TRANSMITTED = Variant("your n_i seems to lack p*_i × (R_(i+1) f_(i+1)): the force link i + 1 pulls with "
-                             "acts at the origin of frame i, p*_i from where n_i is taken",
+LWP_NO_TRANSMITTED = Variant("your μ_i seems to lack R_{i,i−1} p_{i−1,i} × (R_{i,i+1} f_{i+1}): the force link i + 1 "
+                             "pulls with acts at O_i, R_{i,i−1} p_{i−1,i} from O_{i−1}, where μ_i is taken",
                              lwp_backward=partial(lwp_backward_with, transmitted=False))
 LWP_MISTAKES = (LWP_NO_STOP, LWP_AXIS_Z_I, LWP_CARRY_TRANSPOSED, LWP_LEVER, LWP_NO_TRANSMITTED)
 
-_LWP_HINT = ("Step 5: f_i = R_(i+1) f_(i+1) + F_i, n_i = R_(i+1) n_(i+1) + p*_i × (R_(i+1) f_(i+1)) + (p*_i + s̄_i) × F_i"
-             " + N_i; Step 6: τ_i = n_i · z (revolute) or f_i · z (prismatic), z = R_iᵀ (0, 0, 1); Step 7: stop after "
-             "the first link")
+_LWP_HINT = ("Step 5: f_i = R_{i,i+1} f_{i+1} + m_i a_{c_i}, μ_i = R_{i,i+1} μ_{i+1} + R_{i,i−1} p_{i−1,i} × "
+             "(R_{i,i+1} f_{i+1}) + (R_{i,i−1} p_{i−1,i} + p_{c_i}) × m_i a_{c_i} + I_{c_i} ω̇_i + ω_i × I_{c_i} ω_i "
+             "(rows of F, p_star, s_bar, N); Step 6: τ_i = μ_i · (R_{i,i−1} e_z) (revolute) or f_i · (R_{i,i−1} e_z) "
+             "(prismatic), R_{i,i−1} e_z = R[i-1].T @ (0, 0, 1); Step 7: stop after the first link")
 
 
 def _lwp_check(ctx, lwp_backward, cases):

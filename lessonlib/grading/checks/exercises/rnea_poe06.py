@@ -5,34 +5,34 @@ description ``M_list`` (n+1, 4, 4), ``G_list`` (n, 6, 6), ``S_list`` (6, n) (the
 :func:`lessonlib.model.from_poe`). Each check feeds random chains drawn from ``ctx.rng`` and compares
 with the library (``rnea_poe_trace``, ``rnea``) and with identities that do not use the
 zero-configuration recursion at all: forward kinematics at ``q = 0``, ``scipy.linalg.expm`` of
-``θ ad(s)``, the space Jacobian, the body twists and spatial accelerations of the body-frame RNEA
-moved by ``Ad(M_i)``, Jacobian-transpose gravity and the CRBA mass matrix.
+``q_i ad(S^0_i)``, the space Jacobian, the body twists and spatial accelerations of the body-frame RNEA
+moved by ``Ad(T_0i(0))``, Jacobian-transpose gravity and the CRBA mass matrix.
 
 Known mistakes (judge side: the recursion written here with one piece replaced) include the home
-pose not being a product (or multiplied the wrong way round), ``Ad(M_i)`` where ``Ad(M_i⁻¹)``
-belongs, ``H`` for ``θ`` read as degrees or with the wrong sign, ``H_i`` where ``H_i⁻¹`` belongs, the
+pose not being a product (or multiplied the wrong way round), ``Ad(T_0i(0))`` where ``Ad(T_0i(0)⁻¹)``
+belongs, ``H`` for ``q_i`` read as degrees or with the wrong sign, ``H_i`` where ``H_i⁻¹`` belongs, the
 bracket dropped or turned around, gravity with the wrong sign and ``H_i⁻¹`` where ``H_i⁻ᵀ`` carries
 wrenches back. The ``rnea_poe`` checks also receive the student's ``home_frames``, ``joint_adjoint``
 and ``forward_pass`` to say which of them is wrong when ``rnea_poe`` fails.
 
-Part (e) is [LG]'s closed form ``τ_i = A_ij θ̈_j + B_ijk θ̇_j θ̇_k − C_i`` from the space-frame joint
-screws ``s_i`` and link inertias ``N_m`` at the current configuration (and the parent list, for
-trees). ``A`` is compared with the CRBA (a recursion in body frames), first its symmetry; ``B``
+Part (e) is [LG]'s closed form ``τ_i = Σ_j M_ij q̈_j + Σ_k,l B_ikl q̇_k q̇_l + g_i`` from the space-frame
+joint screws ``S_s,i`` and link inertias ``𝓘_s,m`` at the current configuration (and the parent list, for
+trees). ``M`` is compared with the CRBA (a recursion in body frames), first its symmetry; ``B``
 through its symmetric part ``½(B_ikl + B_ilk)`` — the only part the dynamics fix — with the
 Christoffel symbols from the RNEA's velocity torques (``coriolis_matrix`` polarised). Known mistakes:
-``m ≥ i`` only (A not symmetric), one link's inertia for the sum, the chain's index sums on a tree;
+``m ≥ i`` only (M not symmetric), one link's inertia for the sum, the chain's index sums on a tree;
 in B the bracket order, either term dropped or its bracket turned around, the chain's sums on a tree,
 the first term for every ``k < l`` on a tree (``k`` carries ``l`` is meant).
 
 ==========================  ======  =======================================================
 check                       points  what it tests
 ==========================  ======  =======================================================
-``poe-home-poses``          1       ``home_frames``: home poses ``M_i = M_{0,1} ⋯ M_{i-1,i}``
-``poe-home-inertias``       1       ``home_frames``: ``N_i⁰ = Ad(M_i⁻¹)ᵀ G_i Ad(M_i⁻¹)``
-``poe-adjoint``             1       ``joint_adjoint``: ``H = Ad(exp(θ s)) = expm(θ ad(s))``
-``poe-adjoint-chain``       1       ``joint_adjoint`` along a chain: ``H_1 ⋯ H_i s_i⁰`` = space Jacobian
-``poe-forward-v``           1       ``forward_pass``: twists ``V_i⁰``
-``poe-forward-a``           1       ``forward_pass``: ``V̇_i⁰ − g_i⁰`` (gravity folded in)
+``poe-home-poses``          1       ``home_frames``: home poses ``T_0i(0) = T_{0,1}(0) ⋯ T_{i-1,i}(0)``
+``poe-home-inertias``       1       ``home_frames``: ``𝓘^0_i = Ad(T_0i(0)⁻¹)ᵀ 𝓘_i Ad(T_0i(0)⁻¹)``
+``poe-adjoint``             1       ``joint_adjoint``: ``H = Ad(exp(S^∧ q_i)) = expm(q_i ad(S))``
+``poe-adjoint-chain``       1       ``joint_adjoint`` along a chain: ``H_1 ⋯ H_i S^0_i`` = space Jacobian
+``poe-forward-v``           1       ``forward_pass``: twists ``V^0_i``
+``poe-forward-a``           1       ``forward_pass``: ``A^0_i`` (gravity folded in)
 ``poe-rnea-chain``          2       ``rnea_poe`` on random chains (revolute and prismatic joints)
 ``poe-rnea-ur5``            1       ``rnea_poe`` on the UR5 (Modern Robotics' ``Mlist, Glist, Slist``)
 ``poe-rnea-identities``     1       ``rnea_poe`` against Jacobian-transpose gravity and CRBA
@@ -96,11 +96,11 @@ def random_screw(ctx, prismatic=False):
 
 # --- known mistakes (judge side): the recursion with one piece replaced -----------------------------
 
-def _after(pose, M):                       # the home pose grows outward: M_0 M_1 ... M_i
+def _after(pose, M):                       # the home pose grows outward: T_0i(0) = M_list[0] ⋯ M_list[i-1]
     return pose @ M
 
 
-def _congruent(pose, G):                   # N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1)
+def _congruent(pose, G):                   # 𝓘^0_i = Ad(T_0i(0)^-1)ᵀ 𝓘_i Ad(T_0i(0)^-1)
     back = se3.Ad(se3.inv(pose))
     return back.T @ G @ back
 
@@ -118,14 +118,14 @@ def home_with(M_list, G_list, *, compose=_after, pull=_congruent, skip=0):
 
 
 def adjoint_with(s, theta, *, angle=lambda theta: theta, order=None):
-    """``H = Ad(exp([s] θ))`` — or a slip: θ read through ``angle``, or ``order = 1`` (``I + θ ad(s)``)."""
+    """``H = Ad(exp(S^∧ q_i))`` — or a slip: q_i read through ``angle``, or ``order = 1`` (``I + q_i ad(S)``)."""
     s = np.asarray(s, dtype=float)
     if order == 1:
         return np.eye(6) + angle(theta) * se3.ad(s)
     return se3.Ad(se3.exp(s * angle(theta)))
 
 
-def _bracket(V, s):                        # [V_i^0, s_i^0] = ad(V_i^0) s_i^0
+def _bracket(V, s):                        # [V^0_i, S^0_i] = ad(V^0_i) S^0_i
     return se3.ad(V) @ s
 
 
@@ -143,7 +143,7 @@ def forward_with(S0, q, qd, qdd, gravity, *, turn=-1.0, bracket=_bracket, gravit
     return V, Vd_g
 
 
-def _gyroscopic(V, N):                     # {V, N V} = ad*(V) N V
+def _gyroscopic(V, N):                     # ad*(V) 𝓘 V ([LG]'s {V, 𝓘V})
     return se3.ad_dual(V) @ N @ V
 
 
@@ -168,45 +168,45 @@ def _dropped(*args):
     return np.zeros(6)
 
 
-HOME_NOT_PRODUCT = Variant("your home poses seem to be M_list[i] alone; M_i is the product M_list[0] @ ... @ "
-                           "M_list[i] along the chain", home_frames=partial(home_with, compose=lambda pose, M: M))
-HOME_REVERSED = Variant("your home poses seem to multiply in the wrong order (M_list[i] @ pose): each link's "
+HOME_NOT_PRODUCT = Variant("your home poses seem to be M_list[i-1] alone; T_0i(0) is the product M_list[0] @ ... @ "
+                           "M_list[i-1] along the chain", home_frames=partial(home_with, compose=lambda pose, M: M))
+HOME_REVERSED = Variant("your home poses seem to multiply in the wrong order (M_list[i-1] @ T_0,i−1(0)): each link's "
                         "pose in its parent goes on the right", home_frames=partial(home_with,
                                                                                     compose=lambda pose, M: M @ pose))
-HOME_SHIFTED = Variant("your home poses seem to start at M_list[1]: M_list[0] places link 0 in the world (it is "
+HOME_SHIFTED = Variant("your home poses seem to start at M_list[1]: M_list[0] places link 1 in the world (frame {0}) (it is "
                        "the last entry that is the end-effector, not a link)", home_frames=partial(home_with, skip=1))
-N0_FORWARD = Variant("your N_i^0 seems to use Ad(M_i) where Ad(M_i^-1) belongs (home coordinates -> link frame)",
+N0_FORWARD = Variant("your 𝓘^0_i seems to use Ad(T_0i(0)) where Ad(T_0i(0)^-1) belongs (home coordinates -> link frame)",
                      home_frames=partial(home_with, pull=lambda pose, G: se3.Ad(pose).T @ G @ se3.Ad(pose)))
-N0_OTHER_SIDE = Variant("your N_i^0 seems to be Ad(M_i^-1) G_i Ad(M_i^-1)^T (the transpose on the wrong side)",
+N0_OTHER_SIDE = Variant("your 𝓘^0_i seems to be Ad(T_0i(0)^-1) 𝓘_i Ad(T_0i(0)^-1)ᵀ (the transpose on the wrong side)",
                         home_frames=partial(home_with, pull=lambda pose, G: se3.Ad(se3.inv(pose)) @ G
                                             @ se3.Ad(se3.inv(pose)).T))
-N0_NOT_PULLED = Variant("your N_i^0 seems to be G_i itself, not pulled back to the zero configuration",
+N0_NOT_PULLED = Variant("your 𝓘^0_i seems to be 𝓘_i itself (G_list[i-1]), not pulled back to the zero configuration",
                         home_frames=partial(home_with, pull=lambda pose, G: G))
-H_SIGN = Variant("your H seems to be Ad(exp(-[s] theta)) = H^-1: the sign of theta is turned around",
+H_SIGN = Variant("your H seems to be Ad(exp(−S^∧ q_i)) = H^-1: the sign of theta = q_i is turned around",
                  joint_adjoint=partial(adjoint_with, angle=lambda theta: -theta))
 H_DEGREES = Variant("your joint_adjoint seems to read theta in degrees; the angles are in radians",
                     joint_adjoint=partial(adjoint_with, angle=np.deg2rad))
-H_FIRST_ORDER = Variant("your H seems to be I + theta ad(s), the first two terms of exp(theta ad(s)) only",
+H_FIRST_ORDER = Variant("your H seems to be I + q_i ad(S), the first two terms of exp(q_i ad(S)) only",
                         joint_adjoint=partial(adjoint_with, order=1))
 FWD_H = Variant("your forward pass seems to carry the previous link's motion with H_i instead of H_i^-1 = "
-                "Ad(exp(-q_i s_i^0))", forward_pass=partial(forward_with, turn=+1.0))
-FWD_NOT_CARRIED = Variant("your forward pass seems not to carry the previous link's motion: V_i^0 = qd_i s_i^0 alone",
+                "Ad(exp(−S^0∧_i q_i))", forward_pass=partial(forward_with, turn=+1.0))
+FWD_NOT_CARRIED = Variant("your forward pass seems not to carry the previous link's motion: V^0_i = q̇_i S^0_i alone",
                           forward_pass=partial(forward_with, carry=False))
-BRACKET_DROPPED = Variant("your accelerations seem to lack the bracket term qd_i [V_i^0, s_i^0]",
+BRACKET_DROPPED = Variant("your accelerations seem to lack the bracket term q̇_i [V^0_i, S^0_i]",
                           forward_pass=partial(forward_with, bracket=_dropped))
-BRACKET_SWAPPED = Variant("your bracket seems turned around, [s_i^0, V_i^0] = -[V_i^0, s_i^0]",
+BRACKET_SWAPPED = Variant("your bracket seems turned around, [S^0_i, V^0_i] = −[V^0_i, S^0_i]",
                           forward_pass=partial(forward_with, bracket=lambda V, s: se3.ad(s) @ V))
-FWD_GRAVITY_SIGN = Variant("your forward pass seems to start from [0; +g]; gravity folds in as Vd_(-1) - g = [0; -g]",
+FWD_GRAVITY_SIGN = Variant("your forward pass seems to start from [0; +g_phys]; gravity folds in as A^0_0 = [0; −g_phys]",
                            forward_pass=partial(forward_with, gravity_sign=-1.0))
-BACK_H = Variant("your backward pass seems to carry wrenches with H_i^T where H_i^-T belongs",
+BACK_H = Variant("your backward pass seems to carry wrenches with H_iᵀ where H_i^-T belongs",
                  rnea_poe=partial(rnea_poe_with, back=lambda H_inv: np.linalg.inv(H_inv).T))
 BACK_NOT_TRANSPOSED = Variant("your backward pass seems to carry wrenches with H_i^-1 where its transpose H_i^-T "
                               "belongs", rnea_poe=partial(rnea_poe_with, back=lambda H_inv: H_inv))
-POE_GYRO_AD = Variant("your gyroscopic term seems to use ad(V) where ad*(V) = -ad(V)^T belongs",
+POE_GYRO_AD = Variant("your gyroscopic term seems to use ad(V) where ad*(V) = −ad(V)ᵀ belongs",
                       rnea_poe=partial(rnea_poe_with, gyroscopic=lambda V, N: se3.ad(V) @ N @ V))
-POE_GRAVITY_SIGN = Variant("your rnea_poe seems to use gravity with the wrong sign: fold it in as [0; -g]",
+POE_GRAVITY_SIGN = Variant("your rnea_poe seems to use gravity with the wrong sign: fold it in as A^0_0 = [0; −g_phys]",
                            rnea_poe=partial(rnea_poe_with, gravity_sign=-1.0))
-POE_NO_BRACKET = Variant("your rnea_poe seems to lack the bracket term qd_i [V_i^0, s_i^0] of the accelerations",
+POE_NO_BRACKET = Variant("your rnea_poe seems to lack the bracket term q̇_i [V^0_i, S^0_i] of the accelerations",
                          rnea_poe=partial(rnea_poe_with, bracket=_dropped))
 RNEA_POE_MISTAKES = (BACK_H, BACK_NOT_TRANSPOSED, POE_GYRO_AD, POE_GRAVITY_SIGN, POE_NO_BRACKET)
 #: At rest (the identities) the velocity terms vanish.
@@ -218,7 +218,7 @@ def _helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists
     M_list, G_list, S_list = lists
     trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
     S0 = np.asarray(S_list, dtype=float).T
-    return (ctx.suspect(home_frames, M_list, G_list, expected=(trace.M, trace.N), call="home_frames(M_list, G_list)",
+    return (ctx.suspect(home_frames, M_list, G_list, expected=(trace.M_home, trace.N), call="home_frames(M_list, G_list)",
                         see="poe-home-inertias"),
             *(ctx.suspect(joint_adjoint, S0[i], q[i], expected=trace.H[i], call=f"joint_adjoint(S0[{i}], q[{i}])",
                           see="poe-adjoint") for i in range(model.n)),
@@ -229,30 +229,30 @@ def _helper_suspects(ctx, home_frames, joint_adjoint, forward_pass, model, lists
 # --- (a) home frames -------------------------------------------------------------------------------
 
 @EXERCISE.check("poe-home-poses", points=1, functions=("home_frames",),
-                title="home poses M_i of the links (zero configuration)",
+                title="home poses T_0i(0) of the links (zero configuration)",
                 variants=(HOME_NOT_PRODUCT, HOME_REVERSED, HOME_SHIFTED))
 def check_home_poses(ctx, home_frames):
     for _ in range(3):
         model, (M_list, G_list, _) = random_poe_chain(ctx)
         M, _ = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
         ctx.expect_close(f"M ({model.n}, 4, 4)", M, fk(model, np.zeros(model.n)),
-                         hint="M_i = M_list[0] @ M_list[1] @ ... @ M_list[i]; the last entry of M_list is the "
+                         hint="T_0i(0) = M_list[0] @ M_list[1] @ ... @ M_list[i-1]; the last entry of M_list is the "
                               "end-effector frame, not a link")
 
 
 def _built_on_home_poses(ctx, M, expected):
-    """Fallout names its source: N_i^0 is built on M_i, so wrong home poses are named before N_i^0 is compared."""
+    """Fallout names its source: 𝓘^0_i is built on T_0i(0), so wrong home poses are named before 𝓘^0_i is compared."""
     try:
         wrong = np.shape(M) != expected.shape or not np.allclose(np.asarray(M, dtype=float), expected, atol=1e-6)
     except (TypeError, ValueError):
         wrong = True
     if wrong:
-        ctx.fail("your N0 is built on your home poses M_i, and they are wrong here (the check poe-home-poses "
-                 "tests them alone): fix M_i first, then N_i^0", hint="M_i = M_list[0] @ ... @ M_list[i]")
+        ctx.fail("your N0 is built on your home poses T_0i(0), and they are wrong here (the check poe-home-poses "
+                 "tests them alone): fix T_0i(0) first, then 𝓘^0_i", hint="T_0i(0) = M_list[0] @ ... @ M_list[i-1]")
 
 
 @EXERCISE.check("poe-home-inertias", points=1, functions=("home_frames",),
-                title="link inertias N_i^0 pulled back to the zero configuration",
+                title="link inertias 𝓘^0_i pulled back to the zero configuration",
                 variants=(N0_FORWARD, N0_OTHER_SIDE, N0_NOT_PULLED))
 def check_home_inertias(ctx, home_frames):
     for _ in range(3):
@@ -262,14 +262,14 @@ def check_home_inertias(ctx, home_frames):
         M, N0 = ctx.expect_tuple(ctx.call(home_frames, M_list, G_list), ("M", "N0"))
         _built_on_home_poses(ctx, M, fk(model, np.zeros(model.n)))
         ctx.expect_close(f"N0 ({model.n}, 6, 6)", N0, trace.N,
-                         hint="N_i^0 = Ad(M_i^-1)^T G_i Ad(M_i^-1): a wrench moves with the transpose of the "
-                              "inverse adjoint, so the inertia is congruent to G_i")
+                         hint="𝓘^0_i = Ad(T_0i(0)^-1)ᵀ 𝓘_i Ad(T_0i(0)^-1): a wrench moves with the transpose of the "
+                              "inverse adjoint, so the inertia is congruent to 𝓘_i")
 
 
 # --- (b) the joint adjoint H_i ---------------------------------------------------------------------
 
 @EXERCISE.check("poe-adjoint", points=1, functions=("joint_adjoint",),
-                title="H = Ad(exp(theta s)) of one joint screw", variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
+                title="H = Ad(exp(S^∧ q_i)) of one joint screw", variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
 def check_adjoint(ctx, joint_adjoint):
     cases = [(random_screw(ctx, prismatic=k == 3), ctx.rng.uniform(-np.pi, np.pi)) for k in range(4)]
     cases.append((np.array([0.0, 0.0, 1.0, 0.0, -1.0, 0.0]), np.pi / 2))      # z through (1, 0, 0), a quarter turn
@@ -278,11 +278,11 @@ def check_adjoint(ctx, joint_adjoint):
         expected = expm(theta * se3.ad(s))
         assert np.allclose(expected, se3.Ad(se3.exp(theta * s)), atol=1e-9), "checker self-test: Ad exp = exp ad"
         ctx.expect_close("H (6, 6)", H, expected,
-                         hint="H = Ad(T) with T = exp([s] theta) the 4x4 transform of the joint motion")
+                         hint="H = Ad(T) with T = exp(S^∧ q_i) the 4x4 transform of the joint motion")
 
 
 @EXERCISE.check("poe-adjoint-chain", points=1, functions=("joint_adjoint",),
-                title="H_1 ... H_i s_i^0 along a chain = the space Jacobian",
+                title="H_1 ... H_i S^0_i along a chain = the space Jacobian",
                 variants=(H_SIGN, H_DEGREES, H_FIRST_ORDER))
 def check_adjoint_chain(ctx, joint_adjoint):
     for _ in range(2):
@@ -295,11 +295,11 @@ def check_adjoint_chain(ctx, joint_adjoint):
         for i in range(model.n):
             path = path @ H[i]
             current.append(path @ S0[i])
-        ctx.expect_close("[H_1 ... H_i s_i^0 for each i] (columns)", np.array(current).T,
+        ctx.expect_close("[H_1 ... H_i S^0_i for each i] (columns)", np.array(current).T,
                          jacobian(model, q, frame="space"),
                          call=f"joint_adjoint(S0[i], q[i]) for every joint of a random {model.n}-link chain",
                          hint="each H_i must be the motion of joint i alone: its own screw is unmoved, "
-                              "H_i s_i^0 = s_i^0")
+                              "H_i S^0_i = S^0_i")
 
 
 # --- (c) the forward pass ----------------------------------------------------------------------------
@@ -311,19 +311,19 @@ def _forward_cases(ctx, trials=3):
         g = random_gravity(ctx)
         trace = rnea_poe_trace(model, q, qd, qdd, gravity=g)
         body = rnea_trace(model, q, qd, qdd, gravity=g)
-        Ad_M = [se3.Ad(trace.M[i]) for i in range(model.n)]
+        Ad_M = [se3.Ad(trace.M_home[i]) for i in range(model.n)]
         assert np.allclose(trace.V, [Ad_M[i] @ v for i, v in enumerate(body_twists(model, q, qd))], atol=1e-9)
         assert np.allclose(trace.Vd_g, [Ad_M[i] @ a for i, a in enumerate(body.a)], atol=1e-8), "self-test: a"
         yield model, S_list.T.copy(), (q, qd, qdd), g, trace
 
 
 @EXERCISE.check("poe-forward-v", points=1, functions=("forward_pass",),
-                title="forward pass: twists V_i^0 in the zero configuration", variants=(FWD_H, FWD_NOT_CARRIED))
+                title="forward pass: twists V^0_i in the zero configuration", variants=(FWD_H, FWD_NOT_CARRIED))
 def check_forward_v(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         V, _ = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
         ctx.expect_close(f"V ({model.n}, 6)", V, trace.V,
-                         hint="V_i^0 = qd_i s_i^0 + H_i^-1 V_(i-1)^0 with H_i^-1 = Ad(exp(-q_i s_i^0)), V_(-1) = 0")
+                         hint="V^0_i = q̇_i S^0_i + H_i^-1 V^0_(i−1) with H_i^-1 = Ad(exp(−S^0∧_i q_i)), V^0_0 = 0")
 
 
 @EXERCISE.check("poe-forward-a", points=1, functions=("forward_pass",),
@@ -333,8 +333,8 @@ def check_forward_a(ctx, forward_pass):
     for model, S0, (q, qd, qdd), g, trace in _forward_cases(ctx):
         _, Vd_g = ctx.expect_tuple(ctx.call(forward_pass, S0, q, qd, qdd, g), ("V", "Vd_g"))
         ctx.expect_close(f"Vd_g ({model.n}, 6)", Vd_g, trace.Vd_g,
-                         hint="start from [0; -g]; then qdd_i s_i^0 + qd_i [V_i^0, s_i^0] + H_i^-1 (previous), "
-                              "with [x, y] = ad(x) y")
+                         hint="start from A^0_0 = [0; −g_phys]; then A^0_i = q̈_i S^0_i + q̇_i [V^0_i, S^0_i] + H_i^-1 A^0_(i−1), "
+                              "with [ξ, η] = ad(ξ) η")
 
 
 # --- (d) the whole recursion -----------------------------------------------------------------------
@@ -357,8 +357,8 @@ def check_rnea_chain(ctx, rnea_poe, *earlier):
         with ctx.suspects(*_helper_suspects(ctx, *earlier, model, lists, q, qd, qdd, g)):
             got = ctx.call(rnea_poe, *lists, q, qd, qdd, g)
             ctx.expect_close(f"tau ({model.n},)", got, rnea(model, q, qd, qdd, gravity=g), call=call,
-                             hint="Q_i^0 = N_i^0 Vd_g_i + ad_dual(V_i^0) N_i^0 V_i^0; inward: tau_i = P_i^0 . s_i^0, "
-                                  "P_(i-1)^0 += H_i^-T P_i^0")
+                             hint="F^0,self_i = 𝓘^0_i A^0_i + ad_dual(V^0_i) 𝓘^0_i V^0_i; inward τ_i = F^0_i·S^0_i, "
+                                  "F^0_(i−1) += H_i^-T F^0_i")
 
 
 @EXERCISE.check("poe-rnea-ur5", points=1, functions=("rnea_poe",), helpers=_EARLIER,
@@ -386,7 +386,8 @@ def check_rnea_identities(ctx, rnea_poe, *earlier):
     with ctx.suspects(*_helper_suspects(ctx, *earlier, model, lists, q, zero, zero, g)):
         ctx.expect_close(f"tau ({model.n},), the gravity torques", ctx.call(rnea_poe, *lists, q, zero, zero, g),
                          gravity_by_jacobians(model, q, g),
-                         hint="at rest only gravity remains: Vd_g of every link is [0; -g] pulled back by the joints")
+                         hint="at rest only gravity remains: A^0_i (Vd_g) of every link is A^0_0 = [0; −g_phys] pulled back by "
+                              "the joints")
     columns = [ctx.expect_shape(f"column {j} of M",
                                 ctx.call(rnea_poe, *lists, q, zero, np.eye(model.n)[j], np.zeros(3)),
                                 (model.n,)) for j in range(model.n)]
@@ -395,13 +396,14 @@ def check_rnea_identities(ctx, rnea_poe, *earlier):
                      hint="with qd = 0 and no gravity, the torques for qdd = e_j are column j of M(q)")
 
 
-# --- (e) [LG]'s closed form τ_i = A_ij θ̈_j + B_ijk θ̇_j θ̇_k − C_i ------------------------------------------
-# The student gets the joint screws s_i and the link inertias N_m in the space frame at the current configuration
-# and the parent list; A is checked against the CRBA (a recursion in body frames), B through its symmetric part
+# --- (e) [LG]'s closed form τ_i = Σ_j M_ij q̈_j + Σ_k,l B_ikl q̇_k q̇_l + g_i -----------------------------------
+# The student gets the joint screws S_s,i and the link inertias 𝓘_s,m in the space frame at the current configuration
+# and the parent list; M is checked against the CRBA (a recursion in body frames), B through its symmetric part
 # against the Christoffel symbols of the RNEA's velocity torques (only ½(B_ikl + B_ilk) is fixed by the dynamics).
 
 def closed_form_inputs(model, q):
-    """``(s, N, parent)``: joint screws (n, 6) and link inertias (n, 6, 6) in the space frame at ``q``, and the parents."""
+    """``(s, N, parent)``: joint screws S_s,i (n, 6) and link inertias 𝓘_s,i (n, 6, 6) in the space frame at ``q``, and
+    the parents."""
     T = fk(model, q)
     s = np.array([se3.Ad(T[i]) @ model.S[i] for i in range(model.n)])
     back = [se3.Ad(se3.inv(T[m])) for m in range(model.n)]
@@ -412,12 +414,12 @@ def closed_form_inputs(model, q):
 
 
 def christoffel(model, q):
-    """``Γ[i, k, l] = ½(∂A_ik/∂θ_l + ∂A_il/∂θ_k − ∂A_kl/∂θ_i)`` from the RNEA's velocity torques (``coriolis_matrix``)."""
+    """``Γ[i, k, l] = ½(∂M_ik/∂q_l + ∂M_il/∂q_k − ∂M_kl/∂q_i)`` from the RNEA's velocity torques (``coriolis_matrix``)."""
     return np.stack([coriolis_matrix(model, q, e) for e in np.eye(model.n)], axis=2)
 
 
 def subtree_sums(N, parent):
-    """``N̄_i``: the inertias of every link joint i carries (its subtree), summed from the leaves inward."""
+    """``𝓘^c_s,i``: the inertias of every link joint i carries (its subtree), summed from the leaves inward."""
     N_bar = np.array(N, dtype=float)
     for m in reversed(range(len(parent))):
         if parent[m] != -1:
@@ -437,7 +439,7 @@ def carried_by_both(parent):
     return D
 
 
-def _suffix_sums(N, parent):               # the chain's N_i + … + N_n by index, whatever the tree
+def _suffix_sums(N, parent):               # the chain's 𝓘_s,i + … + 𝓘_s,n by index, whatever the tree
     return np.cumsum(np.asarray(N, dtype=float)[::-1], axis=0)[::-1]
 
 
@@ -452,7 +454,7 @@ def _row(parent):                          # m ≥ i only
 
 
 def mass_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by_both):
-    """``A_ij = s_iᵀ N̄_D(i,j) s_j`` (0 when neither joint carries the other) — or a slip in ``composite`` / ``deepest``."""
+    """``M_ij = S_s,iᵀ 𝓘^c_s,D(i,j) S_s,j`` (0 when neither joint carries the other) — or a slip in ``composite`` / ``deepest``."""
     s = np.asarray(s, dtype=float)
     N_bar, D = composite(N, parent), deepest(parent)
     n = len(parent)
@@ -461,7 +463,7 @@ def mass_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by
 
 def velocity_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carried_by_both, first=1.0, second=1.0,
                          by_index=False):
-    """[LG]'s ``B_ikl = [k carries l] s_iᵀ N̄ [s_k, s_l] + s_kᵀ N̄ [s_i, s_l]`` — or a slip: a sign on either term,
+    """[LG]'s ``B_ikl = 1[k carries l] S_s,iᵀ 𝓘^c_s [S_s,k, S_s,l] + S_s,kᵀ 𝓘^c_s [S_s,i, S_s,l]`` — or a slip: a sign on either term,
     the chain's index sums on a tree, or the chain's ``[k < l]`` for "k carries l" (``by_index``)."""
     s = np.asarray(s, dtype=float)
     N_bar, D = composite(N, parent), deepest(parent)
@@ -480,57 +482,59 @@ def velocity_closed_with(s, N, parent, *, composite=subtree_sums, deepest=carrie
     return B
 
 
-A_ROW_ONLY = Variant("your A_ij seems to sum N_m over m ≥ i only, so A is not symmetric; the links that move with "
-                     "both joints are m ≥ max(i, j): A_ij = s_iᵀ (N_max(i,j) + … + N_n) s_j",
+A_ROW_ONLY = Variant("your M_ij seems to sum 𝓘_s,m over m ≥ i only, so M is not symmetric; the links that move with "
+                     "both joints are m ≥ max(i, j): M_ij = S_s,iᵀ (𝓘_s,max(i,j) + … + 𝓘_s,n) S_s,j",
                      mass_matrix_closed_form=partial(mass_closed_with, deepest=_row))
-A_OWN_LINK = Variant("your A_ij seems to use the inertia N_max(i,j) of one link only; it is the sum of every link "
-                     "carried by both joints, N_max(i,j) + … + N_n",
+A_OWN_LINK = Variant("your M_ij seems to use the inertia 𝓘_s,max(i,j) of one link only; it is the sum of every link "
+                     "carried by both joints, 𝓘^c_s,max(i,j) = 𝓘_s,max(i,j) + … + 𝓘_s,n",
                      mass_matrix_closed_form=partial(mass_closed_with, composite=lambda N, parent: np.asarray(N)))
-A_BY_INDEX = Variant("your A seems to use the chain's sums by index (m ≥ max(i, j)) on a tree: there 'm ≥ i' means "
-                     "the links in the subtree of joint i, and A_ij = 0 when neither joint carries the other",
+A_BY_INDEX = Variant("your M seems to use the chain's sums by index (m ≥ max(i, j)) on a tree: there 'm ≥ i' means "
+                     "the links in the subtree of joint i, and M_ij = 0 when neither joint carries the other",
                      mass_matrix_closed_form=partial(mass_closed_with, composite=_suffix_sums, deepest=_larger_index))
-B_BRACKET_ORDER = Variant("your first term seems to use [s_l, s_k]; the derivative of the screw s_l of a later "
-                          "joint is θ̇_k [s_k, s_l] (k < l)", velocity_coefficients=partial(velocity_closed_with,
+B_BRACKET_ORDER = Variant("your first term seems to use [S_s,l, S_s,k]; the derivative of the screw S_s,l of a later "
+                          "joint is q̇_k [S_s,k, S_s,l] (k < l)", velocity_coefficients=partial(velocity_closed_with,
                                                                                          first=-1.0))
-B_NO_FIRST = Variant("your B seems to lack the term s_iᵀ N̄ [s_k, s_l] that comes from the moving screws "
-                     "(ṡ_l = Σ_k<l θ̇_k [s_k, s_l] in the link accelerations)",
+B_NO_FIRST = Variant("your B seems to lack the term S_s,iᵀ 𝓘^c_s [S_s,k, S_s,l] that comes from the moving screws "
+                     "(Ṡ_s,l = Σ_k<l q̇_k [S_s,k, S_s,l] in the link accelerations)",
                      velocity_coefficients=partial(velocity_closed_with, first=0.0))
-B_NO_SECOND = Variant("your B seems to lack the term s_kᵀ N̄ [s_i, s_l] of the gyroscopic wrenches {q̇_m, N_m q̇_m}",
+B_NO_SECOND = Variant("your B seems to lack the term S_s,kᵀ 𝓘^c_s [S_s,i, S_s,l] of the gyroscopic wrenches "
+                      "ad*(V_s,m) 𝓘_s,m V_s,m",
                       velocity_coefficients=partial(velocity_closed_with, second=0.0))
-B_SECOND_SWAPPED = Variant("your second term seems to use [s_l, s_i]; pairing {q̇, N q̇} with s_i gives "
-                           "q̇ᵀ N [s_i, q̇]", velocity_coefficients=partial(velocity_closed_with, second=-1.0))
-B_FIRST_BY_INDEX = Variant("your first term seems to be taken for every k < l; on a tree the screw s_l moves with "
+B_SECOND_SWAPPED = Variant("your second term seems to use [S_s,l, S_s,i]; pairing ad*(V_s,m) 𝓘_s,m V_s,m with S_s,i "
+                           "gives V_s,mᵀ 𝓘_s,m [S_s,i, V_s,m]", velocity_coefficients=partial(velocity_closed_with, second=-1.0))
+B_FIRST_BY_INDEX = Variant("your first term seems to be taken for every k < l; on a tree the screw S_s,l moves with "
                            "joint k only when joint k carries joint l (k on l's path from the base): "
-                           "ṡ_l = Σ_(k carries l) θ̇_k [s_k, s_l]",
+                           "Ṡ_s,l = Σ_(k carries l) q̇_k [S_s,k, S_s,l]",
                            velocity_coefficients=partial(velocity_closed_with, by_index=True))
 B_BY_INDEX = Variant("your B seems to use the chain's sums by index on a tree: the links in both formulas are those "
                      "in the subtree of the deepest joint, and only when the joints lie on one path from the base",
                      velocity_coefficients=partial(velocity_closed_with, composite=_suffix_sums,
                                                    deepest=_larger_index))
 
-_A_HINT = ("A_ij = s_iᵀ N̄ s_j with N̄ = the sum of the inertias of every link moved by both joints: "
-           "N_max(i,j) + … + N_n on a chain, the subtree of the deeper joint on a tree (0 if neither carries the other)")
+_A_HINT = ("M_ij = S_s,iᵀ 𝓘^c_s S_s,j with 𝓘^c_s = the sum of the inertias of every link moved by both joints: "
+           "𝓘_s,max(i,j) + … + 𝓘_s,n on a chain, the subtree of the deeper joint on a tree (0 if neither carries the "
+           "other)")
 
 
 def _closed_form_a(ctx, mass_matrix_closed_form, models):
     for model in models:
         q = random_state(ctx, model)[0]
         s, N, parent = closed_form_inputs(model, q)
-        A = ctx.expect_shape(f"A ({model.n}, {model.n})", ctx.call(mass_matrix_closed_form, s, N, parent),
+        A = ctx.expect_shape(f"M ({model.n}, {model.n})", ctx.call(mass_matrix_closed_form, s, N, parent),
                              (model.n, model.n))
-        ctx.expect_close("A − Aᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), hint=_A_HINT)
-        ctx.expect_close("A (the CRBA's mass matrix)", A, crba(model, q), hint=_A_HINT)
+        ctx.expect_close("M − Mᵀ (the closed form is symmetric)", A - A.T, np.zeros_like(A), hint=_A_HINT)
+        ctx.expect_close("M (the CRBA's mass matrix)", A, crba(model, q), hint=_A_HINT)
 
 
 @EXERCISE.check("poe-closed-a-chain", points=1, functions=("mass_matrix_closed_form",),
-                title="closed form: A from the space-frame screws and inertias is the CRBA's mass matrix (chains)",
+                title="closed form: M from the space-frame screws and inertias is the CRBA's mass matrix (chains)",
                 variants=(A_ROW_ONLY, A_OWN_LINK))
 def check_closed_a_chain(ctx, mass_matrix_closed_form):
     _closed_form_a(ctx, mass_matrix_closed_form, [random_model(ctx, tree=False) for _ in range(3)])
 
 
 @EXERCISE.check("poe-closed-a-tree", points=1, functions=("mass_matrix_closed_form",),
-                title="closed form: A on trees (the links carried by both joints)",
+                title="closed form: M on trees (the links carried by both joints)",
                 variants=(A_ROW_ONLY, A_OWN_LINK, A_BY_INDEX))
 def check_closed_a_tree(ctx, mass_matrix_closed_form):
     _closed_form_a(ctx, mass_matrix_closed_form, [random_tree(ctx) for _ in range(3)])
@@ -547,6 +551,6 @@ def check_closed_b(ctx, velocity_coefficients):
         B = ctx.expect_shape(f"B ({n}, {n}, {n})", ctx.call(velocity_coefficients, s, N, parent), (n, n, n))
         ctx.expect_close("½ (B_ikl + B_ilk) (the Christoffel symbols Γ_ikl)", 0.5 * (B + B.transpose(0, 2, 1)),
                          christoffel(model, q),
-                         hint="B_ikl = s_iᵀ N̄_max(i,l) [s_k, s_l] (only when joint k carries joint l: k < l on a chain) "
-                              "+ s_kᵀ N̄_max(i,k,l) [s_i, s_l]; [x, y] = ad(x) y; on a tree N̄ sums the subtree of "
-                              "the deepest joint, 0 off one path")
+                         hint="B_ikl = S_s,iᵀ 𝓘^c_s,max(i,l) [S_s,k, S_s,l] (only when joint k carries joint l: k < l on a chain) "
+                              "+ S_s,kᵀ 𝓘^c_s,max(i,k,l) [S_s,i, S_s,l]; [ξ, η] = ad(ξ) η; on a tree 𝓘^c_s sums the "
+                              "subtree of the deepest joint, 0 off one path")

@@ -4,7 +4,7 @@ The student's integrators take a :class:`~lessonlib.model.Model` and call the li
 dynamics (``lessonlib.dynamics.aba``) — the exercise is the integration rule, not the dynamics — while
 ``lessonlib.dynamics.simulate.simulate`` is unavailable. Each check compares with ``simulate`` (one
 step, or a whole run) and with identities that do not use it: the order of the semi-implicit
-update, the local error of RK4 falling like ``h⁵``, the ordering of the three integrators' energy
+update, the local error of RK4 falling like ``Δt⁵``, the ordering of the three integrators' energy
 errors, and the limits of the Stribeck curve. Known mistake (judge side: the step with one piece
 replaced): the semi-implicit step's position moved with the old velocity, which is explicit Euler.
 
@@ -13,7 +13,7 @@ check                        points  what it tests
 ===========================  ======  ================================================================
 ``sim-semi-implicit``        1       ``semi_implicit_euler_step`` against ``simulate`` (one step)
 ``sim-rk4``                  2       ``rk4_step`` against ``simulate`` (one step), random chains
-``sim-rk4-order``            1       ``rk4_step``: local error against a fine reference falls like ``h⁵``
+``sim-rk4-order``            1       ``rk4_step``: local error against a fine reference falls like ``Δt⁵``
 ``sim-drift-euler``          1       ``energy_drift`` with explicit Euler against ``simulate``'s energy
 ``sim-drift-integrators``    1       ``energy_drift`` with the other two; RK4 < semi-implicit < Euler
 ``sim-stribeck``             1       ``stribeck`` against the library's friction model
@@ -93,7 +93,7 @@ def _step_cases(ctx, trials=3):
 # --- (a) one step ------------------------------------------------------------------------------------
 
 @EXERCISE.check("sim-semi-implicit", points=1, functions=("semi_implicit_euler_step",),
-                title="one step of semi-implicit (symplectic) Euler", variants=(EXPLICIT_EULER,))
+                title="one step of semi-implicit Euler (symplectic when the inertia is constant)", variants=(EXPLICIT_EULER,))
 def check_semi_implicit(ctx, semi_implicit_euler_step):
     for model, q, qd, tau, dt, g in _step_cases(ctx):
         kwargs = {} if g is None else {"gravity": g}
@@ -111,14 +111,15 @@ def check_rk4(ctx, rk4_step):
         kwargs = {} if g is None else {"gravity": g}
         q1, qd1 = _step_pair(ctx, ctx.call(rk4_step, model, q, qd, tau, dt, **kwargs), model.n)
         ref_q, ref_qd = one_step(model, q, qd, tau, dt, "rk4", gravity=g)
-        hint = ("k1 = f(x), k2 = f(x + dt/2 k1), k3 = f(x + dt/2 k2), k4 = f(x + dt k3), x_next = x + dt/6 "
-                "(k1 + 2 k2 + 2 k3 + k4), with x = (q, qd) and f(q, qd) = (qd, aba(model, q, qd, tau))")
+        hint = ("ẋ(1) = ẋ(x), ẋ(2) = ẋ(x + Δt/2 ẋ(1)), ẋ(3) = ẋ(x + Δt/2 ẋ(2)), ẋ(4) = ẋ(x + Δt ẋ(3)), "
+                "x_next = x + Δt/6 (ẋ(1) + 2 ẋ(2) + 2 ẋ(3) + ẋ(4)), with x = (q, q̇), "
+                "ẋ(x) = (q̇, aba(model, q, qd, tau)) and Δt = dt")
         ctx.expect_close("q_next", q1, ref_q, hint=hint)
         ctx.expect_close("qd_next", qd1, ref_qd, hint=hint)
 
 
 @EXERCISE.check("sim-rk4-order", points=1, functions=("rk4_step",),
-                title="RK4: the local error falls like h to the fifth")
+                title="RK4: the local error falls like Δt to the fifth")
 def check_rk4_order(ctx, rk4_step):
     model = samples.pendulum()
     for _ in range(3):
@@ -132,7 +133,7 @@ def check_rk4_order(ctx, rk4_step):
         if not ratio > 27.0:
             ctx.fail(f"halving the step from 0.01 s to 0.005 s divided the one-step error by {ratio:.3g} "
                      f"(errors {errors[0]:.3g}, {errors[1]:.3g} against a 32-times finer simulation); a fourth-order "
-                     "method's local error falls like h^5, a factor of 32", call="rk4_step on the pendulum",
+                     "method's local error falls like Δt^5, a factor of 32", call="rk4_step on the pendulum",
                      hint="about 4 means first order (Euler), 8 second, 16 third: check the stage points and the "
                           "weights 1, 2, 2, 1 over 6")
 

@@ -20,7 +20,7 @@ from .control import desired
 # --- (g) Slotine–Li adaptive control ([Slotine & Li 1987], pointed to by [RNE05] §七) ------------------------
 
 def sl_regressor_with(model, q, qd, v, a, *, velocity="polarised", half=0.5, c_gravity=False):
-    """``Y`` with ``Y θ = M a + C(q, q̇) v + g`` — or a slip: ``c(q, q̇)`` or ``c(q, v)`` as the velocity term, no ½ in
+    """``Y`` with ``Y π = M a + C(q, q̇) v + g`` — or a slip: ``c(q, q̇)`` or ``c(q, v)`` as the velocity term, no ½ in
     the polarisation, or gravity left in the ``c(·)`` calls."""
     zero = np.zeros(model.n)
     g_c = None if c_gravity else np.zeros(3)
@@ -37,7 +37,7 @@ def sl_regressor_with(model, q, qd, v, a, *, velocity="polarised", half=0.5, c_g
 
 def sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma, *, adapt=-1.0, error=1.0,
                     s_sign=1.0, desired_y=False):
-    """Slotine–Li: ``τ = Y(q, q̇, q̇_r, q̈_r) â − K_D s``, ``â̇ = −Γ Yᵀ s`` — or a slip: ``+Γ``, ``q̃ = q_d − q``,
+    """Slotine–Li: ``τ = Y(q, q̇, q̇_r, q̈_r) π̂_b − K_s s``, ``π̂̇_b = −Γ Yᵀ s`` — or a slip: ``+Γ``, ``q̃ = q_d − q``,
     ``s = q̇_r − q̇``, the regressor at the desired motion (``q̇_d, q̈_d``)."""
     q_err = error * (np.asarray(q) - q_d)
     qd_r = qd_d - Lambda * q_err
@@ -59,7 +59,7 @@ Y_NO_HALF = Variant("your polarisation seems to lack the ½: c(q̇ + v) − c(q�
 Y_C_GRAVITY = Variant("your c(·) regressor calls seem to include gravity; each c(x) = C(q, x) x must be computed "
                       "with gravity=(0, 0, 0), or ½(g − g − g) leaves only half of g(q)",
                       sl_regressor=partial(sl_regressor_with, c_gravity=True))
-SL_ADAPT_SIGN = Variant("your adaptation seems to be +Γ Yᵀ s; it is â̇ = −Γ Yᵀ s, which cancels the parameter term "
+SL_ADAPT_SIGN = Variant("your adaptation seems to be +Γ Yᵀ s; it is π̂̇_b = −Γ Yᵀ s, which cancels the parameter term "
                         "in V̇", sl_control=partial(sl_control_with, adapt=1.0))
 SL_ERROR_SIGN = Variant("your q̃ seems to be q_d − q; Slotine–Li's q̃ = q − q_d, so that q̇_r = q̇_d − Λ q̃ pulls "
                         "toward q_d", sl_control=partial(sl_control_with, error=-1.0))
@@ -71,7 +71,7 @@ SL_DESIRED_Y = Variant("your regressor seems to be taken at the desired motion (
 
 
 @EXERCISE.check("app-sl-regressor", points=1, functions=("sl_regressor",),
-                title="the Slotine–Li regressor: Y θ = M a + C(q, q̇) v + g",
+                title="the Slotine–Li regressor: Y π = M a + C(q, q̇) v + g",
                 variants=(Y_C_QD, Y_C_V, Y_NO_HALF, Y_C_GRAVITY))
 def check_sl_regressor(ctx, sl_regressor):
     for _ in range(3):
@@ -81,7 +81,7 @@ def check_sl_regressor(ctx, sl_regressor):
         Y = ctx.expect_shape(f"Y ({n}, {10 * n})", ctx.call(sl_regressor, model, q, qd, v, a), (n, 10 * n))
         ctx.expect_close("Y @ inertial_parameters(model)", Y @ inertial_parameters(model),
                          crba(model, q) @ a + coriolis_matrix(model, q, qd) @ v + gravity_torques(model, q),
-                         hint="Y θ = M(q) a + C(q, q̇) v + g(q): regressor(model, q, 0, a) gives M a + g; C(q, q̇) v = "
+                         hint="Y π = M(q) a + C(q, q̇) v + g(q): regressor(model, q, 0, a) gives M a + g; C(q, q̇) v = "
                               "½ (c(q̇ + v) − c(q̇) − c(v)) with c(x) = regressor(model, q, x, 0, gravity=(0, 0, 0))")
         ctx.expect_close("Y (every column)", Y, slotine_li_regressor(model, q, qd, v, a))
 
@@ -109,19 +109,21 @@ def check_sl_law(ctx, sl_control, sl_regressor):
                                                    K_D, Gamma), ("tau", "a_hat_dot"))
             ctx.expect_close("tau (n,)", tau, expected[0],
                              hint="q̃ = q − q_d, q̇_r = q̇_d − Λ q̃, q̈_r = q̈_d − Λ (q̇ − q̇_d), s = q̇ − q̇_r; "
-                                  "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; τ = Y â − K_D s")
-            ctx.expect_close("a_hat_dot (r,)", a_dot, expected[1], hint="â̇ = −Γ Yᵀ s (Γ elementwise)")
+                                  "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; τ = Y π̂_b − K_s s "
+                                       "(K_s is the argument K_D)")
+            ctx.expect_close("a_hat_dot (number of base parameters,)", a_dot, expected[1],
+                             hint="π̂̇_b = −Γ Yᵀ s (Γ elementwise)")
 
 
 def _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat):
-    """``V = ½ sᵀ M s + ½ θ̃ᵀ Γ⁻¹ θ̃`` with ``s = q̇ − q̇_r``, ``q̇_r = q̇_d − Λ (q − q_d)``."""
+    """``𝒱 = ½ sᵀ M s + ½ π̃ᵀ Γ⁻¹ π̃`` with ``s = q̇ − q̇_r``, ``q̇_r = q̇_d − Λ (q − q_d)``."""
     q_d, qd_d, _ = reference(t)
     s = qd - (qd_d - Lambda * (q - q_d))
     return 0.5 * s @ crba(model, q) @ s + 0.5 * (a_hat - theta) @ ((a_hat - theta) / Gamma)
 
 
 @EXERCISE.check("app-sl-closed-loop", points=1, functions=("sl_control",),
-                title="Slotine–Li in closed loop: V = ½ sᵀMs + ½ θ̃ᵀΓ⁻¹θ̃ never increases",
+                title="Slotine–Li in closed loop: 𝒱 = ½ sᵀMs + ½ π̃ᵀΓ⁻¹π̃ never increases",
                 variants=(SL_ADAPT_SIGN, SL_ERROR_SIGN, SL_S_SIGN, SL_DESIRED_Y))
 def check_sl_closed_loop(ctx, sl_control):
     # A draw whose reference excites one base parameter only weakly gets a large Γ_j, and the closed loop can be too
@@ -180,11 +182,12 @@ def check_sl_closed_loop(ctx, sl_control):
         slack = max(asked.V[k + 1] - asked.V[k], 0.0) + 1e-6 * V[0]
         ctx.expect_close(f"V(t = {t + dt:.2f} s) − V(t = {t:.2f} s) (V must not increase)", max(V[-1] - V[-2], 0.0),
                          0.0, atol=slack, call=call,
-                         hint="V̇ = −sᵀ K_D s ≤ 0 only with â̇ = −Γ Yᵀ s and Y at (q̇_r, q̈_r), s = q̇ − q̇_r")
-    # V never increases also without adaptation (θ̃ constant, e.g. the true model's torque): the estimates must move
+                         hint="𝒱̇ = −sᵀ K_s s ≤ 0 only with π̂̇_b = −Γ Yᵀ s and Y at (q̇_r, q̈_r), s = q̇ − q̇_r")
+    # 𝒱 never increases also without adaptation (π̃ constant, e.g. the true model's torque): the estimates must move
     # as the law says, so they end where the law's own closed loop ends.
     ctx.expect_close(f"a_hat at t = {steps * dt:.2f} s (the estimates the adaptation law reaches along this run)",
                      x[2], asked.theta_hat[-1], atol=1e-6 * max(1.0, float(np.abs(asked.theta_hat[-1]).max())),
                      call=call,
-                     hint="the estimates adapt while the arm tracks: â̇ = −Γ Yᵀ s with Y = sl_regressor(model, q, q̇, "
-                          "q̇_r, q̈_r)[:, columns]; a law that keeps â fixed (or uses the true model) does not adapt")
+                     hint="the estimates adapt while the arm tracks: π̂̇_b = −Γ Yᵀ s with "
+                          "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; a law that keeps π̂_b fixed "
+                          "(or uses the true model) does not adapt")

@@ -19,8 +19,9 @@ from ._exercise import EXERCISE
 # --- (d) identification with friction ([DB4 §4.4]): the Stribeck columns and the search for v_s -----------------
 
 def stribeck_columns_with(QD, vs, *, sigma=None, static_sign=True, coulomb="sliding", power=2.0):
-    """``Φ`` (N, n, 3) = ``(q̇, σ(1 − e), σ e)``, ``σ = tanh(q̇/ε)``, ``e = exp(−(q̇/v_s)²)`` — or a slip: another
-    ``sigma``, the static column without σ, the Coulomb column σ alone, another exponent ``power``."""
+    """The friction columns (N, n, 3) = ``(q̇, tanh(q̇/ε)(1 − hump), tanh(q̇/ε) hump)``, ``hump = exp(−(q̇/v_s)²)`` —
+    or a slip: another smooth sign ``sigma``, the static column without the sign, the Coulomb column the sign alone,
+    another exponent ``power``."""
     QD = np.asarray(QD, dtype=float)
     s = np.tanh(QD / SMOOTH_EPS) if sigma is None else sigma(QD)
     e = np.exp(-np.abs(QD / np.asarray(vs, dtype=float)) ** power)
@@ -28,7 +29,8 @@ def stribeck_columns_with(QD, vs, *, sigma=None, static_sign=True, coulomb="slid
 
 
 def stacked_friction(Phi):
-    """Row (sample k, joint j) of the stacked friction columns holds ``Φ[k, j]`` in joint j's three columns."""
+    """Row (sample k, joint j) of the stacked friction columns holds joint j's three columns of sample k in
+    joint j's place."""
     N, n, k = Phi.shape
     F = np.zeros((N, n, n, k))
     F[:, np.arange(n), np.arange(n), :] = Phi
@@ -36,7 +38,8 @@ def stacked_friction(Phi):
 
 
 def fit_with(W, QD, TAU, vs_grid, weights, *, shared=False, row_scale=lambda w: w):
-    """Weighted least squares of ``[W, Φ(v_s)]`` for every ``v_s`` of the grid per joint (all combinations), the
+    """Weighted least squares of ``[𝐘_b, friction columns(v_s)]`` for every ``v_s`` of the grid per joint (all
+    combinations), the
     best kept — or a slip: one ``v_s`` for all joints (``shared``), rows scaled by another ``row_scale(w)``."""
     W, QD, TAU = (np.asarray(x, dtype=float) for x in (W, QD, TAU))
     n, r = TAU.shape[1], W.shape[1]
@@ -61,7 +64,7 @@ VS_GRID = np.geomspace(0.02, 0.5, 6)
 def friction_data(ctx, sigma):
     """A 2-joint arm on a Fourier excitation (0.1–1 Hz) with Stribeck friction; torque noise ``sigma`` (2,) per joint.
 
-    Returns ``(model, base, θ_b, friction (2, 3) = (b, f_c, f_s), v_s (2,), W, Q, QD, QDD, TAU)``.
+    Returns ``(model, base, π_b, friction (2, 3) = (b, f_c, f_s), v_s (2,), W, Q, QD, QDD, TAU)``.
     """
     choice = int(ctx.rng.integers(3))
     model = (samples.planar_2link(), samples.seed004_2link(),
@@ -79,22 +82,23 @@ def friction_data(ctx, sigma):
 
 
 COL_NO_SIGN = Variant("your static column seems to be e alone; friction changes sign with the velocity: the column "
-                      "of f_s is σ(q̇) e", stribeck_columns=partial(stribeck_columns_with, static_sign=False))
-COL_COULOMB_SIGMA = Variant("your Coulomb column seems to be σ(q̇) alone; with f_s multiplying σ e it is σ (1 − e): "
-                            "τ_f = b q̇ + f_c σ (1 − e) + f_s σ e",
+                      "of f_s is tanh(q̇/ε) hump", stribeck_columns=partial(stribeck_columns_with, static_sign=False))
+COL_COULOMB_SIGMA = Variant("your Coulomb column seems to be tanh(q̇/ε) alone; with f_s multiplying tanh(q̇/ε) hump "
+                            "it is "
+                            "tanh(q̇/ε)(1 − hump): τ_f = b q̇ + f_c tanh(q̇/ε)(1 − hump) + f_s tanh(q̇/ε) hump",
                             stribeck_columns=partial(stribeck_columns_with, coulomb="plain"))
 COL_EXPONENT = Variant("your e seems to be exp(−|q̇/v_s|); the Stribeck curve here is Gaussian, exp(−(q̇/v_s)²)",
                        stribeck_columns=partial(stribeck_columns_with, power=1.0))
-COL_SIGN = Variant("your σ(q̇) seems to be np.sign(q̇); use tanh(q̇/ε) with ε = 1e-3, the smooth sign the data "
+COL_SIGN = Variant("your smooth sign seems to be np.sign(q̇); use tanh(q̇/ε) with ε = 1e-3, the smooth sign the data "
                    "were made with (they differ within a few ε of rest)",
                    stribeck_columns=partial(stribeck_columns_with, sigma=np.sign))
 FIT_SHARED = Variant("your search seems to try one v_s for all joints; each joint has its own Stribeck velocity: "
                      "search the grid for every joint (all combinations)",
                      fit_with_friction=partial(fit_with, shared=True))
-FIT_UNWEIGHTED = Variant("your fit seems to ignore the weights: scale the rows of joint j (W and τ alike) by w_j",
+FIT_UNWEIGHTED = Variant("your fit seems to ignore the weights: scale the rows of joint j (𝐘_b and τ alike) by w_j",
                          fit_with_friction=partial(fit_with, row_scale=np.ones_like))
 FIT_SQRT_WEIGHTS = Variant("your rows seem to be scaled by √w_j, as if w_j were the diagonal of the weight matrix in "
-                           "(WᵀDW)⁻¹WᵀDτ; with w_j = 1/σ_j the rows are scaled by w_j (D = diag(w_j²))",
+                           "(𝐘_bᵀD𝐘_b)⁻¹𝐘_bᵀDτ; with w_j = 1/σ_j the rows are scaled by w_j (D = diag(w_j²))",
                            fit_with_friction=partial(fit_with, row_scale=np.sqrt))
 
 
@@ -111,8 +115,9 @@ def check_friction_columns(ctx, stribeck_columns):
         law = stribeck(QD, fc=phi[:, 1], fs=phi[:, 2], vs=vs, b=phi[:, 0])
         assert np.allclose(np.einsum("knc,nc->kn", expected, phi), law), "checker self-test: columns vs stribeck()"
         call = f"stribeck_columns(QD {QD.shape}, vs={display.array(vs)}) (speeds from 5e-4 to 3 rad/s)"
-        ctx.expect_close(f"Phi (40, {n}, 3)", ctx.call(stribeck_columns, QD, vs), expected, call=call,
-                         hint="Phi[k, j] = (q̇, σ(1 − e), σ e) with σ = tanh(q̇/ε), ε = 1e-3, e = exp(−(q̇/v_s,j)²): "
+        ctx.expect_close(f"the friction columns (40, {n}, 3)", ctx.call(stribeck_columns, QD, vs), expected, call=call,
+                         hint="columns[k, j] = (q̇, tanh(q̇/ε)(1 − hump), tanh(q̇/ε) hump) with ε = 1e-3, "
+                              "hump = exp(−(q̇/v_s,j)²): "
                               "then Phi @ (b, f_c, f_s) is the Stribeck torque")
 
 
@@ -143,5 +148,7 @@ def check_friction_fit(ctx, fit_with_friction, stribeck_columns):
     got = ctx.expect_tuple(ctx.call(fit_with_friction, W, QD, TAU, VS_GRID, weights), ("theta", "phi", "vs"), call=call)
     ctx.expect_close("vs", got[2], reference.vs, call=call)
     ctx.expect_close("theta (weighted least squares)", got[0], reference.theta_base, call=call,
-                     hint="minimise Σ_k Σ_j (w_j (W θ + Φ φ − τ)_kj)²: multiply the rows of joint j, W and τ alike, by w_j")
+                     hint="minimise Σ_k Σ_j (w_j (𝐘_b π_b + (friction columns) (b, f_c, f_s) − τ)_kj)²: "
+                          "multiply the rows "
+                          "of joint j, 𝐘_b and τ alike, by w_j")
     ctx.expect_close("phi (weighted least squares)", got[1], reference.friction, call=call)

@@ -13,7 +13,7 @@ from ._exercise import EXERCISE
 # --- (c) least squares and R² ------------------------------------------------------------------------
 
 def fit_data(ctx, noise):
-    """``(model, base, θ_b true, W (N·n, r), TAU (N, n), Q, QD, QDD)`` from a Fourier excitation."""
+    """``(model, base, π_b true, W = 𝐘_b (N·n, r), TAU (N, n), Q, QD, QDD)`` from a Fourier excitation."""
     choice = int(ctx.rng.integers(4))
     model = (samples.planar_2link(), samples.seed004_2link(), samples.planar_3link(),
              samples.random_model(3, seed=int(ctx.rng.integers(2**31)), tree=False, prismatic=False))[choice]
@@ -43,7 +43,7 @@ def check_fit_exact(ctx, fit_parameters):
     call = _fit_call(model, W, TAU, 0.0)
     theta, r2 = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), base.rank, call)
     ctx.expect_close("theta (the true base parameters)", theta, theta_b, call=call,
-                     hint="solve min ||W theta - tau||^2 with tau = TAU.ravel() (sample after sample), "
+                     hint="solve min ||𝐘_b π_b − τ||² (W in code) with τ = TAU.ravel() (sample after sample), "
                           "e.g. numpy.linalg.lstsq(W, tau, rcond=None)[0]")
     ctx.expect_close("r2", r2, 1.0, call=call, hint="a perfect fit leaves no residual: R^2 = 1")
 
@@ -55,7 +55,7 @@ FIT_RTOL = 1e-6
 
 
 def badly_conditioned_fit(ctx):
-    """``(W (N·n, r), TAU (N, n), θ)`` with noise-free ``TAU = W θ`` and singular values of W from 1 to 1e-7."""
+    """``(W (N·n, r), TAU (N, n), π_b)`` with noise-free ``TAU = W π_b`` and singular values of W from 1 to 1e-7."""
     N, n, r = int(ctx.rng.integers(40, 80)), int(ctx.rng.integers(2, 4)), int(ctx.rng.integers(6, 11))
     U, _ = np.linalg.qr(ctx.rng.normal(size=(N * n, r)))
     V, _ = np.linalg.qr(ctx.rng.normal(size=(r, r)))
@@ -74,7 +74,7 @@ def check_fit_stable(ctx, fit_parameters):
         theta, _ = _expect_fit(ctx, ctx.call(fit_parameters, W, TAU), W.shape[1], call)
         ctx.expect_close("theta (the true parameters)", theta, theta_true,
                          atol=FIT_RTOL * float(np.abs(theta_true).max()), call=call,
-                         hint="the normal equations W^T W theta = W^T tau square the condition number (1e14 here: "
+                         hint="the normal equations 𝐘_bᵀ𝐘_b π_b = 𝐘_bᵀτ square the condition number (1e14 here: "
                               "about 1e-2 of theta is lost, with an inverse or a solve alike); numpy.linalg.lstsq "
                               "works on W itself")
 

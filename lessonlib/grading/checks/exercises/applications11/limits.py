@@ -44,7 +44,8 @@ def tracking_with(model, q0, q1, move_time, Kp, Kd, tau_max, dt, duration, *, la
 
 LIM_UPPER = Variant("your limit seems to cut only the positive side (np.minimum): an actuator is limited both ways, "
                     "−τ_max ≤ τ ≤ τ_max (np.clip)", limited_computed_torque=partial(limited_with, clip="upper"))
-LIM_BEFORE_BIAS = Variant("your limit seems to be applied to M(q) v before c(q, q̇) + g(q) are added; the actuator "
+LIM_BEFORE_BIAS = Variant("your limit seems to be applied to M(q) q̈_cmd before c(q, q̇) + g(q) are added; "
+                          "the actuator "
                           "limits the whole torque it delivers",
                           limited_computed_torque=partial(limited_with, clip="before_bias"))
 LIM_SCALED = Variant("your limit seems to scale the whole torque vector down (keeping its direction); each "
@@ -56,7 +57,7 @@ RUN_NO_LIMIT = Variant("your run seems not to limit the torque: the controller o
 RUN_UPPER = Variant("your run's limit seems to cut only the positive side", track_with_limits=partial(
     tracking_with, law=lambda model, ref, Kp, Kd, tau_max: lambda t, q, qd: np.minimum(
         computed_torque(model, ref, Kp, Kd)(t, q, qd), tau_max)))
-RUN_ERROR_SIGN = Variant("your E seems to be q − q_d; the tracking error is e = q_d(t) − q(t)",
+RUN_ERROR_SIGN = Variant("your E seems to be q − q_d = q̃; the array asked for is q_d(t) − q(t) = −q̃",
                          track_with_limits=partial(tracking_with, error_sign=-1.0))
 
 

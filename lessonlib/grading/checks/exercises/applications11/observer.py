@@ -19,7 +19,8 @@ from ._exercise import EXERCISE
 
 def observer_with(model, state, tau, q_next, qd_next, dt, K, *, transpose=True, gravity_sign=-1.0, held=1.0,
                   trapezoid=True, course_sign=1.0):
-    """One sample of the observer, ``I ← I + dt (τ + ½(h_k + h_k+1) + r)``, ``r ← K (M q̇ − I − p0)``, ``h = Cᵀq̇ − g``
+    """One sample of the observer, ``I ← I + dt (τ + ½(h_k + h_k+1) + r)``, ``r ← K_o (M q̇ − I − p0)``,
+    with the known rate ``h = Cᵀq̇ − g``
     — or a slip: ``C`` for ``Cᵀ``, ``+g``, the residual not fed back (``held = 0``), ``h_k`` only, [DB4]'s sign."""
     q, qd, p0, integral, r = (np.asarray(x, dtype=float) for x in state)
 
@@ -45,9 +46,10 @@ OBS_C = Variant("your observer seems to use C(q, q̇) q̇ where Cᵀ(q, q̇) q̇
                 "(Ṁ = C + Cᵀ)", observer_step=partial(observer_with, transpose=False))
 OBS_GRAVITY = Variant("your observer seems to add g(q); the momentum changes by ṗ = τ + Cᵀq̇ − g(q) + τ_ext",
                       observer_step=partial(observer_with, gravity_sign=1.0))
-OBS_NO_R = Variant("your integral seems to lack + r: the residual must be fed back, I ← I + dt (τ + h + r), "
+OBS_NO_R = Variant("your integral seems to lack + r: the residual must be fed back, I ← I + dt (τ + (Cᵀq̇ − g) + r), "
                    "which makes ṙ = K (τ_ext − r)", observer_step=partial(observer_with, held=0.0))
-OBS_RECTANGLE = Variant("your integral seems to take h at the current sample only; the instruction is the "
+OBS_RECTANGLE = Variant("your integral seems to take the known rate Cᵀq̇ − g at the current sample only; the "
+                        "instruction is the "
                         "trapezoid rule, ½ (h_k + h_k+1)", observer_step=partial(observer_with, trapezoid=False))
 OBS_DB4_SIGN = Variant("your residual seems to estimate [DB4]'s τ_ext (the load the robot overcomes, −τ_ext "
                        "here); the course's τ_ext is what the environment applies on the robot: r = K (p − ∫(τ + Cᵀq̇ "
@@ -78,7 +80,8 @@ def check_observer_step(ctx, observer_step_student):
         for name, g, e in zip(("q (the next sample's)", "qd (the next sample's)", "p0 (unchanged)"), got, expected):
             ctx.expect_close(name, g, e, call=call, hint="the new state is (q_next, qd_next, p0, integral, r)")
         ctx.expect_close("integral", got[3], expected[3], call=call,
-                         hint="I_k+1 = I_k + dt (τ + ½ (h_k + h_k+1) + r_k) with h = C(q, q̇)ᵀ q̇ − g(q) at each sample")
+                         hint="I_k+1 = I_k + dt (τ + ½ (h_k + h_k+1) + r_k) with the known rate "
+                              "h = C(q, q̇)ᵀ q̇ − g(q) at each sample")
         ctx.expect_close("r", got[4], expected[4], call=call,
                          hint="r_k+1 = K (M(q_k+1) q̇_k+1 − I_k+1 − p0)")
 

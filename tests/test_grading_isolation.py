@@ -134,11 +134,11 @@ def test_the_switch_simulates_a_system_without_landlock(monkeypatch, tmp_path):
 
 
 @needs_landlock
-def test_where_user_namespaces_are_restricted_the_run_says_so_and_strict_refuses(monkeypatch):
+def test_where_user_namespaces_are_restricted_the_run_says_so_and_strict_refuses(monkeypatch, tmp_path):
     """As under an AppArmor policy that restricts unprivileged user namespaces: Landlock alone, said so."""
     from lessonlib.grading import grader
     from lessonlib.grading.kernel import namespaces
-    assert namespaces.probe(PY, str(ROOT)) == "" or namespaces.unavailable()      # this machine: they work
+    assert namespaces.probe(PY, str(tmp_path)) == "" or namespaces.unavailable()  # this machine: they work
     monkeypatch.setenv(confine.SWITCH, "landlock")
     walls = grader.walls_here(grader.Options())
     assert walls.landlock == LANDLOCK and walls.namespaces and walls.filesystem

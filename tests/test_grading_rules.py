@@ -166,3 +166,36 @@ def test_without_walls_a_read_the_screen_missed_still_goes_to_review(tmp_path):
     message = r["checks"]["rnea-static"]["message"]
     assert message.startswith("points withheld until an instructor reviews: while it ran, the code read ")
     assert "05_rnea.ipynb" in message
+
+
+# --- the reader's own limits ------------------------------------------------------------------------------
+
+def _spin():
+    while True:
+        pass
+
+
+def _sleep():
+    import time
+    time.sleep(30)
+
+
+def _hog():
+    return len(bytearray(512 << 20))
+
+
+def test_the_reader_fork_bounds_cpu_memory_and_time_and_says_whose_fault(monkeypatch):
+    """CPU or memory spent on a submission is the submission's (unreadable, the limit named); a reader that
+    hangs without spending CPU is the grader's failure (graded again, never recorded)."""
+    from lessonlib.grading import reader
+    from lessonlib.grading.notebook import SubmissionError
+    assert reader.screened(sum, [1, 2, 3]) == 6
+    monkeypatch.setattr(reader, "CPU_SECONDS", 1)
+    with pytest.raises(SubmissionError, match=r"\(1 s of CPU time\)"):
+        reader.screened(_spin)
+    monkeypatch.setattr(reader, "MEMORY", 64 << 20)
+    with pytest.raises(SubmissionError, match=r"\(64 MiB of memory\)"):
+        reader.screened(_hog)
+    monkeypatch.setattr(reader, "WALL_SECONDS", 1)
+    with pytest.raises(reader.ReaderFailure, match="did not finish within 1 s"):
+        reader.screened(_sleep)

@@ -25,7 +25,8 @@ import lessonlib, lessonlib.kinematics, lessonlib.grading
 out["file"] = lessonlib.__file__
 for stmt in ["from lessonlib.dynamics import rnea", "import lessonlib.dynamics.rnea as m; m.rnea",
              "lessonlib.kinematics.body_twists(None, None, None)", "import modern_robotics", "import pinocchio",
-             "import lessonlib.grading.checks.judge", "import lessonlib.grading.checks.exercises.rnea05"]:
+             "import lessonlib.grading.checks.judge", "import lessonlib.grading.checks.exercises.rnea05",
+             "import lessonlib.dynamics.rnea; from lessonlib.dynamics import rnea; rnea(None, [], [], [])"]:
     try:
         exec(stmt)
         out[stmt] = "ok"
@@ -45,6 +46,10 @@ print(json.dumps(out))
     assert out["import lessonlib.grading.checks.judge"] == "ModuleNotFoundError"
     assert out["import lessonlib.grading.checks.exercises.rnea05"] == "ModuleNotFoundError"
     assert out["fk"] == 1.0
+    # the submodule named like the function (lesson 09's own import line, after the submodule was imported):
+    # calling it is the same used-library, not "'module' object is not callable"
+    assert out["import lessonlib.dynamics.rnea; from lessonlib.dynamics import rnea; rnea(None, [], [], [])"] == \
+        "NotAvailableWhileGrading"
 
 
 # --- the judge, spoken to directly -------------------------------------------------------------------------

@@ -57,6 +57,9 @@ DENIED_PREFIXES = ("__editable__",)
 NOT_COPIED = ("__pycache__", "*.pyc", "*.pyo", "*.nbi", "*.nbc", "*.so", "*.pyd")
 
 _STUB_MODULE = '''"""Not available while grading: exercise {exercise} asks you to write this yourself."""
+import sys as _sys
+import types as _types
+
 from lessonlib.grading.kernel.errors import NotAvailableWhileGrading as _NotAvailable
 
 
@@ -64,6 +67,17 @@ def __getattr__(name):
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(name)
     raise _NotAvailable.of(f"{{__name__}}.{{name}}", "{exercise}")
+
+
+class _StandIn(_types.ModuleType):
+    """A stand-in module is called like the function it is named after (``from lessonlib.dynamics import aba``
+    may give the module ``aba``): calling it says the same as using any of its names."""
+
+    def __call__(self, *args, **kwargs):
+        raise _NotAvailable.of(self.__name__, "{exercise}")
+
+
+_sys.modules[__name__].__class__ = _StandIn
 '''
 
 _STUB_FUNCTION = '''def {name}(*args, **kwargs):

@@ -25,6 +25,7 @@ from lessonlib.grading.checks.preview import local_function
 from lessonlib.grading.checks.exercises import (aba09, constrained12, denoc07, lagrange04, mass_matrix08, rnea05,
                                                 rnea_poe06, simulation10)
 from lessonlib.grading.checks.exercises.applications11 import adaptive as M11_SL
+from lessonlib.grading.checks.exercises.applications11 import control as M11_CONTROL
 from lessonlib.grading.checks.exercises.applications11 import friction as M11_FRICTION
 from lessonlib.grading.checks.exercises.applications11 import limits as M11_LIMITS
 from lessonlib.grading.checks.exercises.applications11 import observer as M11_OBSERVER
@@ -394,6 +395,8 @@ CASES = [
      {"poe-closed-b": M06.B_FIRST_BY_INDEX}),
     ("simulation10", [("answer-semi-implicit", "return q + dt * qd_next, qd_next", "return q + dt * qd, qd_next")],
      {"sim-semi-implicit": M10.EXPLICIT_EULER}),
+    ("applications11", [("answer-pd", "g = rnea(model, q, zero, zero, gravity=gravity)", "g = rnea(model, q, zero, zero)")],
+     {"app-gravity-hold": M11_CONTROL.GRAVITY_NOT_PASSED, "app-pd-gravity": M11_CONTROL.GRAVITY_NOT_PASSED}),
     ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
      {"app-friction-columns": M11_FRICTION.COL_NO_SIGN}),
     ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11_FRICTION.COL_COULOMB_SIGMA}),

@@ -5,12 +5,15 @@ torque limits, and (g), Slotine–Li, too.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from lessonlib import samples
 from lessonlib.dynamics import aba, gravity_torques
 from lessonlib.dynamics.control import computed_torque, gravity_compensation
 from lessonlib.dynamics.regressor import inertial_parameters, model_with_parameters
+from ...checker import Variant
 from .._common import random_chain, random_gravity
 from ._exercise import EXERCISE
 
@@ -42,8 +45,19 @@ def library_ct(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=None):
 
 # --- (a) PD + gravity compensation -------------------------------------------------------------------
 
+def pd_gravity_with(model, q, qd, q_ref, Kp, Kd, gravity=None, *, pass_gravity=True):
+    """``τ = g(q) + K_p (q_ref − q) − K_d q̇`` — or the slip: ``gravity`` not passed on (always ``model.gravity``)."""
+    g = gravity_torques(model, q, gravity=gravity if pass_gravity else None)
+    return g + Kp * (np.asarray(q_ref, dtype=float) - q) - Kd * np.asarray(qd, dtype=float)
+
+
+GRAVITY_NOT_PASSED = Variant("your g(q) seems to ignore the gravity argument: it uses model.gravity whatever the "
+                             "caller asks; pass it on, rnea(model, q, 0, 0, gravity=gravity)",
+                             pd_gravity=partial(pd_gravity_with, pass_gravity=False))
+
+
 @EXERCISE.check("app-gravity-hold", points=1, functions=("pd_gravity",),
-                title="gravity compensation holds the arm at rest")
+                title="gravity compensation holds the arm at rest", variants=(GRAVITY_NOT_PASSED,))
 def check_gravity_hold(ctx, pd_gravity):
     for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n
@@ -60,7 +74,7 @@ def check_gravity_hold(ctx, pd_gravity):
 
 
 @EXERCISE.check("app-pd-gravity", points=1, functions=("pd_gravity",),
-                title="PD control plus gravity compensation in any state")
+                title="PD control plus gravity compensation in any state", variants=(GRAVITY_NOT_PASSED,))
 def check_pd_gravity(ctx, pd_gravity):
     for k in range(3):
         model = random_chain(ctx, n_max=5)

@@ -409,6 +409,8 @@ CASES = [
                          "for vs in ([v] * n for v in vs_grid):")], {"app-friction-fit": M11_FRICTION.FIT_SHARED}),
     ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.ones(N * n)")],
      {"app-friction-fit": M11_FRICTION.FIT_UNWEIGHTED}),
+    ("applications11", [("answer-friction", "y = TAU.ravel() * row_w", "y = TAU.ravel()")],
+     {"app-friction-fit": M11_FRICTION.FIT_TAU_UNWEIGHTED}),
     ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.tile(np.sqrt(weights), N)")],
      {"app-friction-fit": M11_FRICTION.FIT_SQRT_WEIGHTS}),
     ("applications11", [("answer-observer", "coriolis_matrix(model, q, qd).T @ qd", "coriolis_matrix(model, q, qd) @ qd")],

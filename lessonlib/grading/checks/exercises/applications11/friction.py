@@ -37,10 +37,10 @@ def stacked_friction(Phi):
     return F.reshape(N * n, n * k)
 
 
-def fit_with(W, QD, TAU, vs_grid, weights, *, shared=False, row_scale=lambda w: w):
-    """Weighted least squares of ``[𝐘_b, friction columns(v_s)]`` for every ``v_s`` of the grid per joint (all
-    combinations), the
-    best kept — or a slip: one ``v_s`` for all joints (``shared``), rows scaled by another ``row_scale(w)``."""
+def fit_with(W, QD, TAU, vs_grid, weights, *, shared=False, row_scale=lambda w: w, scale_tau=True):
+    """Weighted least squares of ``[𝐘_b, friction columns(v_s)]`` for every ``v_s`` of the grid per joint
+    (all combinations), the best kept — or a slip: one ``v_s`` for all joints (``shared``), rows scaled by
+    another ``row_scale(w)``, the regressor's rows scaled but not τ's (``scale_tau=False``)."""
     W, QD, TAU = (np.asarray(x, dtype=float) for x in (W, QD, TAU))
     n, r = TAU.shape[1], W.shape[1]
     scale = np.tile(row_scale(np.asarray(weights, dtype=float)), TAU.shape[0])
@@ -48,7 +48,7 @@ def fit_with(W, QD, TAU, vs_grid, weights, *, shared=False, row_scale=lambda w: 
     best = None
     for vs in combos:
         A = np.hstack([W, stacked_friction(stribeck_columns_with(QD, vs))]) * scale[:, None]
-        y = TAU.ravel() * scale
+        y = TAU.ravel() * (scale if scale_tau else 1.0)
         x = np.linalg.lstsq(A, y, rcond=None)[0]
         cost = float(np.sum((A @ x - y) ** 2))
         if best is None or cost < best[0]:
@@ -97,6 +97,9 @@ FIT_SHARED = Variant("your search seems to try one v_s for all joints; each join
                      fit_with_friction=partial(fit_with, shared=True))
 FIT_UNWEIGHTED = Variant("your fit seems to ignore the weights: scale the rows of joint j (𝐘_b and τ alike) by w_j",
                          fit_with_friction=partial(fit_with, row_scale=np.ones_like))
+FIT_TAU_UNWEIGHTED = Variant("your fit seems to scale the rows of 𝐘_b (and the friction columns) by w_j but not τ: "
+                             "a weighted least-squares row is the whole equation w_j (𝐘_b π_b + … − τ) = 0, so τ's "
+                             "row is scaled by the same w_j", fit_with_friction=partial(fit_with, scale_tau=False))
 FIT_SQRT_WEIGHTS = Variant("your rows seem to be scaled by √w_j, as if w_j were the diagonal of the weight matrix in "
                            "(𝐘_bᵀD𝐘_b)⁻¹𝐘_bᵀDτ; with w_j = 1/σ_j the rows are scaled by w_j (D = diag(w_j²))",
                            fit_with_friction=partial(fit_with, row_scale=np.sqrt))
@@ -123,7 +126,7 @@ def check_friction_columns(ctx, stribeck_columns):
 
 @EXERCISE.check("app-friction-fit", points=2, functions=("fit_with_friction",), helpers=("stribeck_columns",),
                 title="inertial and friction parameters together, the Stribeck velocity searched",
-                variants=(FIT_SHARED, FIT_UNWEIGHTED, FIT_SQRT_WEIGHTS))
+                variants=(FIT_SHARED, FIT_UNWEIGHTED, FIT_TAU_UNWEIGHTED, FIT_SQRT_WEIGHTS))
 def check_friction_fit(ctx, fit_with_friction, stribeck_columns):
     model, base, theta, phi, vs, W, Q, QD, QDD, TAU = friction_data(ctx, np.zeros(2))
     weights = 1.0 / ctx.rng.uniform(0.005, 0.05, 2)

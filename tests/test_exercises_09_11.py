@@ -175,7 +175,7 @@ def test_aba09_slope_fit_failures(sol):
         p, log_a = np.polyfit(np.log(n), np.log(t), 1)
         return p, log_a
     msg = failed("aba09", "aba-slope-power", intercept_not_prefactor)
-    assert "a (the prefactor)" in msg and "exp(intercept)" in msg
+    assert "your prefactor a divided by the true a = " in msg and "(1 when they agree)" in msg and "exp(intercept)" in msg
 
     def last_two_points(n, t):                               # a slope, but not the least-squares one
         p = np.log(t[-1] / t[-2]) / np.log(n[-1] / n[-2])

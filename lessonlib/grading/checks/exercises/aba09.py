@@ -300,8 +300,8 @@ def check_slope_power(ctx, power_law_fit):
         p_got, a_got = _fit_pair(ctx, ctx.call(power_law_fit, n, a * n ** p), call)
         ctx.expect_close("p (the slope)", p_got, p, call=call,
                          hint="fit a straight line to (log n, log t): its slope is p, its intercept log a")
-        ctx.expect_close("a (the prefactor)", a_got / a, 1.0, call=call,
-                         hint="the line's intercept is log a, so a = exp(intercept)")
+        ctx.expect_close(f"your prefactor a divided by the true a = {a:.3g} (1 when they agree)", a_got / a, 1.0,
+                         call=call, hint="the line's intercept is log a, so a = exp(intercept)")
 
 
 @EXERCISE.check("aba-slope-measured", points=1, functions=("power_law_fit",),

@@ -14,7 +14,7 @@ from lessonlib.grading.checks import authoring
 from lessonlib.grading.checks.checker import load_exercise, run_check
 from lessonlib.grading.checks.preview import preview_seed
 from lessonlib.grading.kernel import protocol
-from grading_common import CHECK_IDS, EX, LINES, SOLUTION, SOLVED, local, solution_namespace
+from grading_common import CHECK_IDS, EX, LINES, ROOT, SOLUTION, SOLVED, local, solution_namespace
 
 
 # --- checkers, previewed in this process ------------------------------------------------------------
@@ -197,3 +197,18 @@ def rnea(model, q, qd, qdd, gravity=None):
     assert best < copydetect.THRESHOLD - 0.1
 
 
+
+
+def test_an_unfinished_stub_is_named_with_its_arguments_whole():
+    """Exercise 11 (e)'s stub: the call in the message shows the state tuple item by item (no repr cut
+    mid-array, no empty ", ,"), and no negative zero."""
+    from lessonlib.grading.checks.checker import find_check
+    blank = authoring.answers_of(ROOT / "exercises" / "11_applications.ipynb")
+    ns = {}
+    exec("import numpy as np\n" + blank["answer-observer"], ns)
+    for cid in ("app-observer-step", "app-observer-push"):
+        verdict = run_check(find_check(cid), [local(ns["observer_step"])], seed=3, student="s")
+        call = verdict.message.splitlines()[1]
+        assert call.startswith("observer_step(<Model ") and call.endswith("raised NotImplementedError: write observer_step")
+        assert "array(" not in call and ", ," not in call and not re.search(r"-0\.(?!\d)", call)
+        assert call.count("(") == call.count(")")

@@ -12,6 +12,9 @@ Ad(arg1) with
      [0., 1., 0., 0.],
      [0., 0., 1., 0.],
      [0., 0., 0., 1.]]
+>>> from collections import namedtuple
+>>> value(namedtuple("State", "p0 r")(np.array([0.6025, 0.1643]), np.array([-1e-12, 0.0])))
+'State(p0=[0.6025, 0.1643], r=[0., 0.])'
 >>> params({"m": 2.70556, "ell": 0.3, "g0": 9.81})
 '{m: 2.706, ell: 0.3, g0: 9.81}'
 """
@@ -26,9 +29,10 @@ BLOCK = 64
 
 
 def array(x, precision=4):
-    """A number or an array as the student sees it in a message (small values shown as 0)."""
-    return np.array2string(np.asarray(x, dtype=float), precision=precision, separator=", ", suppress_small=True,
-                           max_line_width=100)
+    """A number or an array as the student sees it in a message (small values shown as 0, never as -0)."""
+    a = np.asarray(x, dtype=float)
+    a = np.where(np.abs(a) < 0.5 * 10.0 ** -precision, 0.0, a)
+    return np.array2string(a, precision=precision, separator=", ", suppress_small=True, max_line_width=100)
 
 
 def indent(text, n=4):
@@ -46,7 +50,14 @@ def value(v):
         return f"{float(v):.6g}"
     if type(v).__name__ == "Model":
         return f"<Model {v.name!r} n={v.n}>"
-    return repr(v)[:60]
+    if isinstance(v, tuple) and hasattr(v, "_fields"):       # a named tuple (a state): its fields, each short
+        return f"{type(v).__name__}(" + ", ".join(f"{k}={value(e)}" for k, e in zip(v._fields, v)) + ")"
+    if isinstance(v, (list, tuple)) and len(v) <= INLINE:   # a few items of mixed kinds: each one short
+        inner = ", ".join(value(e) for e in v)
+        return f"({inner}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f"[{inner}]"
+    text = repr(v)
+    return text if len(text) <= 60 else f"<{type(v).__name__} of {len(v)}>" if hasattr(v, "__len__") else \
+        text[:57] + "..."
 
 
 def signature(name, args, kwargs):

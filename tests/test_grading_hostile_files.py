@@ -16,17 +16,17 @@ import pathlib
 import subprocess
 import sys
 
-import nbformat
 import pytest
 
 from lessonlib.grading import grader
-from lessonlib.grading.checks.authoring import answers_of, filled
+from lessonlib.grading.checks.authoring import answers_of
+from lessonlib.grading.checks.checker import load_exercise
 from lessonlib.grading.notebook import MAX_NOTEBOOK_BYTES, load_reference
 from lessonlib.grading.report.records import Records
 from lessonlib.grading.report.results import CheckResult, SubmissionResult
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-SOLUTION, EXERCISE = ROOT / "solutions" / "05_rnea.ipynb", ROOT / "exercises" / "05_rnea.ipynb"
+from grading_common import EXERCISE, ROOT, SOLUTION, make_submission
+
 FORGED = "x\nh1_honest.ipynb  12/12  passed 11.ipynb".replace("/", " of ")
 DISK_FILLER = '''
 def rnea(model, q, qd, qdd, gravity=None):
@@ -59,8 +59,34 @@ if "gravity" in _heard or "sign" in _heard:
 '''
 
 
+#: A judge of its own: a thread in the kernel answers every check with its passing verdict line, on a
+#: Unix socket in the run's channel directory, and the client is pointed at it.
+FAKE_JUDGE = '''
+import os as _os, socket as _socket, threading as _threading
+from lessonlib.grading.kernel import protocol as _protocol
+_LINES = LINES_HERE
+_path = _os.path.join(_os.path.dirname(_os.environ["LESSONLIB_JUDGE"][len("unix:"):]), "fake.sock")
+_server = _socket.socket(_socket.AF_UNIX)
+_server.bind(_path)
+_server.listen()
+
+
+def _answer_everything():
+    while True:
+        conn, _ = _server.accept()
+        with conn:
+            asked = _protocol.recv(conn)
+            _protocol.send(conn, {"op": "verdict", "passed": True, "line": _LINES.get(asked.get("check"), "")})
+
+
+_threading.Thread(target=_answer_everything, daemon=True).start()
+_os.environ["LESSONLIB_JUDGE"] = "unix:" + _path
+'''
+
+
 def _notebook(path, given=None, student=None):
-    nbformat.write(filled(EXERCISE, given or {}, student_id=student or path.stem), str(path))
+    """A submission of exercise 05 (:func:`grading_common.make_submission`), its student id its file name's."""
+    return make_submission(path, given or {}, student=student or path.stem)
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +102,9 @@ def batch(tmp_path_factory):
     assert buggy["answer-rnea"] != honest["answer-rnea"]
     _notebook(subs / "bug.ipynb", buggy)
     _notebook(subs / "oracle.ipynb", {**buggy, "answer-rnea": buggy["answer-rnea"] + ORACLE})
+    lines = {cid: c.line for cid, c in load_exercise("rnea05").checks.items()}
+    _notebook(subs / "fakejudge.ipynb", {"answer-static": FAKE_JUDGE.replace("LINES_HERE", repr(lines))
+                                         + blank["answer-static"]})
     _notebook(subs / "formula.ipynb", {}, "-1+1")
     _notebook(subs / FORGED, {}, "forger")
     os.symlink("/dev/zero", subs / "zero.ipynb")
@@ -105,7 +134,7 @@ def test_the_batch_completes_with_a_row_per_submission(batch):
     proc, results = batch["proc"], batch["results"]
     assert proc.returncode == 0, proc.stderr[-3000:]
     names = {"h1_honest.ipynb", "h1~honest.ipynb", "classmate.ipynb", "filler.ipynb", "formula.ipynb", FORGED,
-             "bug.ipynb", "oracle.ipynb",
+             "bug.ipynb", "oracle.ipynb", "fakejudge.ipynb",
              "zero.ipynb", "stdin.ipynb", "fifo.ipynb", "huge.ipynb", "deep.ipynb", "bomb.ipynb"}
     assert set(results) == names                                        # the looping directory added nothing
     with open(batch["out"] / "grades.csv", newline="") as fh:
@@ -148,6 +177,16 @@ def test_the_judge_is_no_oracle(batch):
     assert len(asked) == 3 and sum("outside its check cell (from your answer cell" in f for f in asked) == 2, asked
     assert "rnea-full-tree (a check this exercise does not have) (from your answer cell" in asked[2]
     assert bug["flags"] == []
+
+
+def test_a_judge_of_its_own_earns_nothing(batch):
+    """The check cells print every verdict line the fake judge hands them, but the grader believes only its
+    judge's pipe: each check is unverified, 0 points, and the classmates keep theirs."""
+    fake = batch["results"]["fakejudge.ipynb"]
+    assert fake["total"] == 0 and fake["withheld"] == 0
+    assert set(_statuses(fake)) == {"unverified"}, _statuses(fake)
+    assert all("the grader's run of this check never ran" in c["message"] for c in fake["checks"].values())
+    assert batch["results"]["classmate.ipynb"]["total"] == 12
 
 
 def test_two_submissions_two_feedback_files(batch):

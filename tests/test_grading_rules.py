@@ -8,7 +8,6 @@ where the tests happened to run. Each test here names the one rule it guards.
 from __future__ import annotations
 
 import os
-import pathlib
 import sys
 
 import pytest
@@ -143,11 +142,8 @@ def test_without_walls_a_read_the_screen_missed_still_goes_to_review(tmp_path):
     import json
     import subprocess
 
-    import nbformat
-
-    from lessonlib.grading.checks.authoring import answers_of, filled
-    root = pathlib.Path(__file__).resolve().parents[1]
-    solution, exercise = root / "solutions" / "05_rnea.ipynb", root / "exercises" / "05_rnea.ipynb"
+    from grading_common import ROOT as root, SOLUTION as solution, make_submission
+    from lessonlib.grading.checks.authoring import answers_of
     solved = {k: v for k, v in answers_of(solution).items() if k != "answer-student-id"}
     pieces = str(root / "solutions")
     evader = EVADER.replace('"SOLUTIONS_DIR"', " + ".join(repr(pieces[i:i + 4]) for i in range(0, len(pieces), 4)))
@@ -155,7 +151,7 @@ def test_without_walls_a_read_the_screen_missed_still_goes_to_review(tmp_path):
     assert screening.review_reasons(answers, ("static_torques",)) == []          # the static screen sees nothing
     subs = tmp_path / "subs"
     subs.mkdir()
-    nbformat.write(filled(exercise, answers, student_id="evader"), str(subs / "evader.ipynb"))
+    make_submission(subs / "evader.ipynb", answers, student="evader")
     out = tmp_path / "r.json"
     proc = subprocess.run([PY, "-m", "lessonlib.grading.cli", "--reference", str(solution), str(subs), "--json",
                            str(out), "-q", "--confinement", "none"], capture_output=True, text=True, cwd=root,

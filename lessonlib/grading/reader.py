@@ -16,7 +16,8 @@ own process. :func:`screened` forks; the child
 A child that runs out of memory or CPU time makes the submission ``unreadable``, with a message
 that says which limit; a child that does not end within :data:`WALL_SECONDS` (it was not the
 submission's doing: it spent no CPU) is the grader's failure (:class:`ReaderFailure`). The
-child does not import or start threads; everything it runs is imported before the fork.
+child does not start threads, and should not import: the caller has imported what ``fn`` runs
+(:mod:`.grader` imports the reading and screening modules at its own import).
 """
 from __future__ import annotations
 
@@ -27,8 +28,6 @@ import select
 import signal
 import time
 
-from . import copydetect  # noqa: F401  (imported before any fork: the child imports nothing)
-from . import screening   # noqa: F401
 from .notebook import SubmissionError
 
 #: The child's memory beyond what the grader had mapped when it forked (bytes).

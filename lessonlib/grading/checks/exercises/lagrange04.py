@@ -241,15 +241,21 @@ def check_gravity_random(ctx, gravity_2link):
 
 # --- (d) the Christoffel matrix -----------------------------------------------------------------------------
 
+def _coriolis_case(ctx, coriolis_2link):
+    """A random arm and state, the student's ``C`` (2, 2) for it, and the call as the messages show it."""
+    arm = random_arm(ctx)
+    q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
+    model = _self_test(q, qd, arm)
+    call = f"coriolis_2link(q={display.array(q)}, qd={display.array(qd)}, arm={display.params(arm)})"
+    C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
+    return arm, q, qd, model, call, C
+
+
 @EXERCISE.check("lagrange-coriolis-cqd", points=1, functions=("coriolis_2link",),
                 title="coriolis_2link: C q̇ equals the velocity torques")
 def check_coriolis_cqd(ctx, coriolis_2link):
     for _ in range(3):
-        arm = random_arm(ctx)
-        q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
-        model = _self_test(q, qd, arm)
-        call = f"coriolis_2link(q={display.array(q)}, qd={display.array(qd)}, arm={display.params(arm)})"
-        C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
+        arm, q, qd, model, call, C = _coriolis_case(ctx, coriolis_2link)
         ctx.expect_close("C @ qd (the Coriolis and centrifugal torques)", C @ qd, velocity_torques(model, q, qd),
                          call=call,
                          hint="C_ij = Σ_k ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i) qd_k (lesson 04, eq. 4.6)")
@@ -259,11 +265,7 @@ def check_coriolis_cqd(ctx, coriolis_2link):
                 title="coriolis_2link is Christoffel's C: Ṁ − 2C is skew-symmetric")
 def check_coriolis_skew(ctx, coriolis_2link):
     for _ in range(3):
-        arm = random_arm(ctx)
-        q, qd = ctx.rng.uniform(-np.pi, np.pi, 2), ctx.rng.normal(size=2) * 2
-        model = _self_test(q, qd, arm)
-        call = f"coriolis_2link(q={display.array(q)}, qd={display.array(qd)}, arm={display.params(arm)})"
-        C = ctx.expect_shape("C (2, 2)", ctx.call(coriolis_2link, q, qd, arm), (2, 2), call=call)
+        arm, q, qd, model, call, C = _coriolis_case(ctx, coriolis_2link)
         S = mass_rate_closed(q, qd, arm) - 2 * C
         ctx.expect_close("(Ṁ − 2C) + (Ṁ − 2C)ᵀ (must be zero)", S + S.T, np.zeros((2, 2)), call=call,
                          hint="only C q̇ is fixed by the physics; the Christoffel symbols pick the C with Ṁ − 2C skew")

@@ -1,0 +1,77 @@
+"""Student bugs of exercise 11 (applications11): one per known mistake of its checks.
+
+Each case is ``(exercise, [(answer cell, old, new), ...], {check: the Variant it must name})``: the solution
+notebook's answer cells with one edit, as a student would write it (see ``tests/test_exercises_mistakes.py``).
+"""
+from __future__ import annotations
+
+from lessonlib.grading.checks.exercises.applications11 import adaptive as M11_SL
+from lessonlib.grading.checks.exercises.applications11 import control as M11_CONTROL
+from lessonlib.grading.checks.exercises.applications11 import friction as M11_FRICTION
+from lessonlib.grading.checks.exercises.applications11 import limits as M11_LIMITS
+from lessonlib.grading.checks.exercises.applications11 import observer as M11_OBSERVER
+
+LIMIT_CLIP = "return np.clip(tau, -np.asarray(tau_max), np.asarray(tau_max))"
+
+
+CASES = [
+    ("applications11", [("answer-pd", "g = rnea(model, q, zero, zero, gravity=gravity)", "g = rnea(model, q, zero, zero)")],
+     {"app-gravity-hold": M11_CONTROL.GRAVITY_NOT_PASSED, "app-pd-gravity": M11_CONTROL.GRAVITY_NOT_PASSED}),
+    ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
+     {"app-friction-columns": M11_FRICTION.COL_NO_SIGN}),
+("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11_FRICTION.COL_COULOMB_SIGMA}),
+    ("applications11", [("answer-friction", "e = np.exp(-(QD / np.asarray(vs, dtype=float)) ** 2)",
+                         "e = np.exp(-np.abs(QD / np.asarray(vs, dtype=float)))")],
+     {"app-friction-columns": M11_FRICTION.COL_EXPONENT}),
+    ("applications11", [("answer-friction", "sigma = np.tanh(QD / 1e-3)", "sigma = np.sign(QD)")],
+     {"app-friction-columns": M11_FRICTION.COL_SIGN}),
+    ("applications11", [("answer-friction", "for vs in itertools.product(vs_grid, repeat=n):",
+                         "for vs in ([v] * n for v in vs_grid):")], {"app-friction-fit": M11_FRICTION.FIT_SHARED}),
+    ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.ones(N * n)")],
+     {"app-friction-fit": M11_FRICTION.FIT_UNWEIGHTED}),
+    ("applications11", [("answer-friction", "y = TAU.ravel() * row_w", "y = TAU.ravel()")],
+     {"app-friction-fit": M11_FRICTION.FIT_TAU_UNWEIGHTED}),
+    ("applications11", [("answer-friction", "row_w = np.tile(weights, N)", "row_w = np.tile(np.sqrt(weights), N)")],
+     {"app-friction-fit": M11_FRICTION.FIT_SQRT_WEIGHTS}),
+    ("applications11", [("answer-observer", "coriolis_matrix(model, q, qd).T @ qd", "coriolis_matrix(model, q, qd) @ qd")],
+     {"app-observer-step": M11_OBSERVER.OBS_C, "app-observer-push": M11_OBSERVER.OBS_C}),
+    ("applications11", [("answer-observer", "- gravity_torques(model, q)", "+ gravity_torques(model, q)")],
+     {"app-observer-step": M11_OBSERVER.OBS_GRAVITY, "app-observer-push": M11_OBSERVER.OBS_GRAVITY}),
+    ("applications11", [("answer-observer", "known_rate(q_next, qd_next)) + r)", "known_rate(q_next, qd_next)))")],
+     {"app-observer-step": M11_OBSERVER.OBS_NO_R, "app-observer-push": M11_OBSERVER.OBS_NO_R}),
+    ("applications11", [("answer-observer", "0.5 * (known_rate(q, qd) + known_rate(q_next, qd_next))", "known_rate(q, qd)")],
+     {"app-observer-step": M11_OBSERVER.OBS_RECTANGLE, "app-observer-push": M11_OBSERVER.OBS_RECTANGLE}),
+    ("applications11", [("answer-observer", "known_rate(q_next, qd_next)) + r)", "known_rate(q_next, qd_next)) - r)"),
+                        ("answer-observer", "r = K * (", "r = -K * (")],
+     {"app-observer-step": M11_OBSERVER.OBS_DB4_SIGN, "app-observer-push": M11_OBSERVER.OBS_DB4_SIGN}),
+    ("applications11", [("answer-limits", LIMIT_CLIP, "return np.minimum(tau, tau_max)")],
+     {"app-limits-law": M11_LIMITS.LIM_UPPER, "app-limits-run": M11_LIMITS.RUN_UPPER}),
+    ("applications11", [("answer-limits", "tau = computed_torque(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=gravity)\n    "
+                         + LIMIT_CLIP, "v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)\n    return np.clip(crba(model, q) @ v, "
+                         "-np.asarray(tau_max), np.asarray(tau_max)) + bias_forces(model, q, qd, gravity=gravity)")],
+     {"app-limits-law": M11_LIMITS.LIM_BEFORE_BIAS}),
+    ("applications11", [("answer-limits", LIMIT_CLIP, "return tau * min(1.0, np.min(np.asarray(tau_max) / np.abs(tau)))")],
+     {"app-limits-law": M11_LIMITS.LIM_SCALED}),
+    ("applications11", [("answer-limits", "return limited_computed_torque(model, q, qd, *reference(t), Kp, Kd, tau_max)",
+                         "return computed_torque(model, q, qd, *reference(t), Kp, Kd)")],
+     {"app-limits-run": M11_LIMITS.RUN_NO_LIMIT}),
+    ("applications11", [("answer-limits", "return reference(traj.t)[0] - traj.q", "return traj.q - reference(traj.t)[0]")],
+     {"app-limits-run": M11_LIMITS.RUN_ERROR_SIGN}),
+    ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
+                         "return regressor(model, q, qd, a)")], {"app-sl-regressor": M11_SL.Y_C_QD}),
+    ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
+                         "return regressor(model, q, v, a)")], {"app-sl-regressor": M11_SL.Y_C_V}),
+("applications11", [("answer-sl", "+ 0.5 * (c(qd + v)", "+ (c(qd + v)")], {"app-sl-regressor": M11_SL.Y_NO_HALF}),
+    ("applications11", [("answer-sl", "regressor(model, q, x, zero, gravity=np.zeros(3))", "regressor(model, q, x, zero)")],
+     {"app-sl-regressor": M11_SL.Y_C_GRAVITY}),
+    ("applications11", [("answer-sl", "-Gamma * (Y.T @ s)", "Gamma * (Y.T @ s)")],
+     {"app-sl-law": M11_SL.SL_ADAPT_SIGN, "app-sl-closed-loop": M11_SL.SL_ADAPT_SIGN}),
+    ("applications11", [("answer-sl", "q_err = q - q_d", "q_err = q_d - q"),
+                        ("answer-sl", "qdd_r = qdd_d - Lambda * (qd - qd_d)", "qdd_r = qdd_d - Lambda * (qd_d - qd)")],
+     {"app-sl-law": M11_SL.SL_ERROR_SIGN, "app-sl-closed-loop": M11_SL.SL_ERROR_SIGN}),
+    ("applications11", [("answer-sl", "s = qd - qd_r", "s = qd_r - qd")],
+     {"app-sl-law": M11_SL.SL_S_SIGN, "app-sl-closed-loop": M11_SL.SL_S_SIGN}),
+    ("applications11", [("answer-sl", "Y = sl_regressor(model, q, qd, qd_r, qdd_r)[:, columns]",
+                         "Y = sl_regressor(model, q, qd, qd_d, qdd_d)[:, columns]")],
+     {"app-sl-law": M11_SL.SL_DESIRED_Y, "app-sl-closed-loop": M11_SL.SL_DESIRED_Y}),
+]

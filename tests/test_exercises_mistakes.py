@@ -19,7 +19,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from lessonlib.grading.checks.checker import load_exercise, replay, same_failure
+from lessonlib.grading.checks.checker import READ_ONLY_HINT, load_exercise, replay, same_failure
 from lessonlib.grading.checks.exercises import mass_matrix08, rnea05
 from mistakes import LIKELY, NOTEBOOKS, ROOT, answers_of, cases, named_mistakes, namespace, run
 from mistakes.mass_matrix08 import CHOLESKY_LOOPS
@@ -121,6 +121,11 @@ GRADED = {   # exercise -> {submission: (edits, {check: text its message must co
                           {"rnea-full-chain": LIKELY + M05.RNEA_GRAVITY_SIGN.mistake}),
         "unrelated.ipynb": ([("answer-rnea", "return inward_pass(", "return 1.1 * inward_pass(")], {}),
     },
+    "aba09": {
+        "in_place.ipynb": ([("answer-inward", "IA = np.array(I, dtype=float)", "IA = I")],
+                           {"aba-inward-ia": READ_ONLY_HINT, "aba-inward-pa": READ_ONLY_HINT,
+                            "aba-inward-schur": READ_ONLY_HINT}),
+    },
     "mass_matrix08": {
         "tree.ipynb": ([("answer-crba", "model.parent[i] != -1", "i > 0"),
                         ("answer-crba", "composite[model.parent[i]]", "composite[i - 1]"),
@@ -176,3 +181,15 @@ def test_an_error_inside_a_helper_names_the_helper_that_gave_the_bad_input():
     assert "raised LinAlgError" in v.message and "cholesky_solve" in v.message, v.message
     assert "your crba is wrong on this case" in v.message and "mass-crba-tree tests it alone" in v.message
     assert "your cholesky_solve" not in v.message and "your mass_matrix_from_id" not in v.message
+
+
+def test_an_answer_that_writes_into_its_inputs_fails_its_own_check_and_is_told_to_copy():
+    """Exercise 09 (a) asks for the arrays given to stay unchanged: the checks of (a) pass them read-only, so
+    ``IA = I`` followed by ``IA[i - 1] += ...`` fails in (a) itself (not only through (b)'s aba), saying why."""
+    ns = namespace("aba09", [("answer-inward", "IA = np.array(I, dtype=float)", "IA = I")])
+    for cid in ("aba-inward-ia", "aba-inward-pa", "aba-inward-schur"):
+        v = run("aba09", cid, ns)
+        assert v.status == "failed" and v.raised == "ValueError", (cid, v.message)
+        assert "raised ValueError: output array is read-only" in v.message and READ_ONLY_HINT in v.message, v.message
+        assert "in articulated_inertias" in v.message, v.message
+    assert run("aba09", "aba-inward-ia", namespace("aba09")).passed

@@ -138,6 +138,25 @@ def test_protocol_round_trips_arrays_exactly_and_models():
     assert np.array_equal(y["m"].inertia, arm.inertia) and y["m"].parent == arm.parent
 
 
+def test_protocol_hands_the_judges_read_only_inputs_on_read_only_and_never_a_students_result():
+    frozen, loose = np.arange(6.0).reshape(2, 3), np.ones(3)
+    frozen.flags.writeable = False
+    sent = protocol.decode(protocol.json_roundtrip(protocol.encode([frozen, (loose, {"I": frozen})], readonly=True)))
+    assert not sent[0].flags.writeable and not sent[1][1]["I"].flags.writeable and sent[1][0].flags.writeable
+    assert np.array_equal(sent[0], frozen)
+    with pytest.raises(ValueError, match="read-only"):
+        sent[0][0, 0] += 1.0
+    returned = protocol.decode(protocol.json_roundtrip(protocol.encode(frozen)))    # a result: marks dropped
+    assert returned.flags.writeable and np.array_equal(returned, frozen)
+
+
+@pytest.mark.parametrize("mark", [False, "yes", 1])
+def test_protocol_refuses_a_read_only_mark_that_is_not_true(mark):
+    spec = protocol.encode(np.ones(2))["__nd__"]
+    with pytest.raises(protocol.ProtocolError, match="malformed array"):
+        protocol.decode({"__nd__": {**spec, "readonly": mark}})
+
+
 @pytest.mark.parametrize("value", [
     {"__pickle__": "gASVAAAAAAAAAAA="},
     {"__nd__": {"dtype": "O", "shape": [1], "data": ""}},

@@ -394,6 +394,11 @@ class _Suspect:
     see: str
 
 
+#: What a function that wrote into one of its (read-only) inputs is told.
+READ_ONLY_HINT = ("your function writes into an array it was given, and the caller's arrays must keep their "
+                  "values (the check passes them read-only): copy before you write, e.g. IA = np.array(I, dtype=float)")
+
+
 def _raised(fn, args, kwargs, err):
     """The failure for a student function that raised (``used-library`` for the graded kernel's stand-ins)."""
     text = f"{_signature(fn, args, kwargs)} raised {err.kind}: {err.message}"
@@ -401,7 +406,9 @@ def _raised(fn, args, kwargs, err):
         text += f"\n  in your code:\n{display.indent(err.where.rstrip(), 4)}"
     if err.printed:
         text += f"\n  it printed:\n{display.indent(err.printed.rstrip()[:1000], 4)}"
-    failure = _Failure(text, USED_LIBRARY if err.kind == "NotAvailableWhileGrading" else FAILED)
+    wrote_input = err.kind == "ValueError" and "read-only" in err.message      # numpy's words for it
+    failure = _Failure(text, USED_LIBRARY if err.kind == "NotAvailableWhileGrading" else FAILED,
+                       hint=READ_ONLY_HINT if wrote_input else "")
     failure.raised, failure.errno = err.kind, err.errno
     return failure
 
@@ -457,8 +464,8 @@ class _Named:
 def _plain(fn):
     """A judge-side function seen as a student's: inputs and result pass the same plain-data round trip."""
     def call(args, kwargs):
-        args = protocol.decode(protocol.json_roundtrip(protocol.encode(list(args))), model=model)
-        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(dict(kwargs))), model=model)
+        args = protocol.decode(protocol.json_roundtrip(protocol.encode(list(args), readonly=True)), model=model)
+        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(dict(kwargs), readonly=True)), model=model)
         return protocol.decode(protocol.json_roundtrip(protocol.encode(fn(*args, **kwargs))))
     return call
 

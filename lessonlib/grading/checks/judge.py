@@ -70,8 +70,8 @@ class RemoteFunction:
         self.conn, self.index = conn, index
 
     def __call__(self, args, kwargs):
-        protocol.send(self.conn, {"op": "call", "fn": self.index, "args": protocol.encode(list(args)),
-                                  "kwargs": protocol.encode(dict(kwargs))})
+        protocol.send(self.conn, {"op": "call", "fn": self.index, "args": protocol.encode(list(args), readonly=True),
+                                  "kwargs": protocol.encode(dict(kwargs), readonly=True)})
         reply = protocol.recv(self.conn)
         if reply.get("op") == "result":
             return protocol.decode(reply.get("value"))

@@ -7,6 +7,7 @@ JSON plus four tagged objects, so arrays travel exactly and nothing executable e
 tag                    meaning
 =====================  ==========================================================================
 ``{"__nd__": ...}``    a numeric array: dtype (``"f8"``, ``"i8"`` or ``"b1"``), shape, base64 bytes
+                       (and ``"readonly": true`` for an input the judge sent read-only)
 ``{"__tuple__": [..]}``  a tuple (a JSON list stays a list)
 ``{"__map__": [..]}``  a dict with string keys, as ``[key, value]`` pairs
 ``{"__model__": ..}``  a :class:`lessonlib.model.Model` (judge → kernel only), by its constructor data
@@ -16,7 +17,14 @@ tag                    meaning
 deep nesting, huge arrays) is a :class:`ProtocolError`. A model is rebuilt only where the caller
 passes the module that defines it (``decode(value, model=lessonlib.model)``: the kernel's client,
 the checkers' own round trips); the judge decodes what the student's kernel returns without it, so
-a model there is refused. This module imports nothing of ``lessonlib``: it ships to the graded
+a model there is refused.
+
+An input may be read-only: ``encode(args, readonly=True)`` (the judge's calls) marks each array the
+judge holds read-only (``a.flags.writeable`` False), and ``decode`` hands the student's function a
+read-only array for it, so a function that writes into an array it was given fails at that line, in
+the check of that function. What a student's function returns always arrives writeable.
+
+This module imports nothing of ``lessonlib``: it ships to the graded
 kernel as part of :mod:`lessonlib.grading.kernel`.
 
 >>> import numpy as np
@@ -95,8 +103,9 @@ def _wire_dtype(code):
     return np.dtype(_DTYPES[code]).newbyteorder("<")
 
 
-def _encode_array(a):
+def _encode_array(a, readonly=False):
     a = np.asarray(a)
+    readonly = readonly and not a.flags.writeable
     if np.iscomplexobj(a):
         raise ProtocolError("complex numbers are not supported (expected real numbers)")
     if a.dtype == np.bool_:
@@ -114,7 +123,8 @@ def _encode_array(a):
     if a.size > MAX_ELEMENTS:
         raise ProtocolError(f"array too large: {a.size} elements > {MAX_ELEMENTS}")
     data = np.ascontiguousarray(a, dtype=_wire_dtype(code))
-    return {"__nd__": {"dtype": code, "shape": list(a.shape), "data": base64.b64encode(data.tobytes()).decode()}}
+    spec = {"dtype": code, "shape": list(a.shape), "data": base64.b64encode(data.tobytes()).decode()}
+    return {"__nd__": {**spec, "readonly": True} if readonly else spec}
 
 
 def _encode_model(model):
@@ -125,14 +135,17 @@ def _encode_model(model):
                           "name": model.name, "body_names": list(model.body_names)}}
 
 
-def encode(value, _depth=0):
-    """``value`` as JSON-able plain data (numbers, strings, lists, tuples, str-keyed dicts, arrays, Model)."""
+def encode(value, _depth=0, *, readonly=False):
+    """``value`` as JSON-able plain data (numbers, strings, lists, tuples, str-keyed dicts, arrays, Model).
+
+    ``readonly``: mark the arrays that are read-only here to arrive read-only (the judge's inputs).
+    """
     if _depth > MAX_DEPTH:
         raise ProtocolError(f"nesting deeper than {MAX_DEPTH}")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, np.ndarray):
-        return _encode_array(value)
+        return _encode_array(value, readonly)
     if isinstance(value, np.generic):
         return encode(value.item(), _depth)
     if isinstance(value, numbers.Integral):
@@ -142,13 +155,13 @@ def encode(value, _depth=0):
     if isinstance(value, numbers.Complex):
         raise ProtocolError("complex numbers are not supported (expected real numbers)")
     if isinstance(value, tuple):
-        return {"__tuple__": [encode(v, _depth + 1) for v in value]}
+        return {"__tuple__": [encode(v, _depth + 1, readonly=readonly) for v in value]}
     if isinstance(value, list):
-        return [encode(v, _depth + 1) for v in value]
+        return [encode(v, _depth + 1, readonly=readonly) for v in value]
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
             raise ProtocolError("dict keys must be strings")
-        return {"__map__": [[k, encode(v, _depth + 1)] for k, v in value.items()]}
+        return {"__map__": [[k, encode(v, _depth + 1, readonly=readonly)] for k, v in value.items()]}
     if type(value).__name__ == "Model" and hasattr(value, "T_tree"):
         return _encode_model(value)
     try:                                                   # e.g. a sympy Float, a 0-d array-like
@@ -158,7 +171,8 @@ def encode(value, _depth=0):
 
 
 def _decode_array(spec):
-    if not isinstance(spec, dict) or set(spec) != {"dtype", "shape", "data"}:
+    if not isinstance(spec, dict) or set(spec) - {"readonly"} != {"dtype", "shape", "data"} \
+            or spec.get("readonly", True) is not True:
         raise ProtocolError("malformed array")
     code, shape, data = spec["dtype"], spec["shape"], spec["data"]
     if code not in _DTYPES or not isinstance(shape, list) or not isinstance(data, str):
@@ -176,7 +190,9 @@ def _decode_array(spec):
         raise ProtocolError("bad base64 array data") from None
     if len(raw) != count * dtype.itemsize:
         raise ProtocolError("array data does not match its shape")
-    return np.frombuffer(raw, dtype=dtype).astype(_DTYPES[code]).reshape(shape)
+    array = np.frombuffer(raw, dtype=dtype).astype(_DTYPES[code]).reshape(shape)
+    array.flags.writeable = "readonly" not in spec
+    return array
 
 
 def _decode_model(spec, model):

@@ -49,3 +49,11 @@ def expect_bool(ctx, value, what="", *, call=""):
         return bool(value)
     ctx.fail(f"{what}: expected True or False, got {value!r}" if what else f"expected True or False, got {value!r}",
              call=call)
+
+
+def read_only(*arrays):
+    """Copies of ``arrays`` that the student's function receives read-only (it must not write into its inputs)."""
+    frozen = tuple(np.array(a, dtype=float) for a in arrays)
+    for a in frozen:
+        a.flags.writeable = False
+    return frozen

@@ -37,7 +37,7 @@ from lessonlib.dynamics import aba, crba, rnea
 from lessonlib.kinematics import body_twists, joint_transforms
 from lessonlib.se3 import ad, ad_dual
 from ..checker import Exercise, Variant
-from ._common import random_chain, random_gravity
+from ._common import random_chain, random_gravity, read_only
 
 EXERCISE = Exercise(
     "aba09", notebook="09_aba.ipynb", title="Lesson 09 — the articulated-body algorithm and complexity",
@@ -98,7 +98,7 @@ def _inward_case(ctx, *, with_fext=False):
     g = random_gravity(ctx)
     assert np.allclose(accelerations_from(X, S, c, IA, pA, tau, base_acceleration(g)),
                        aba(model, q, qd, tau, gravity=g, f_ext=F), atol=1e-8), "checker self-test: inward vs aba"
-    return model, q, (X, S, I, c, p, tau), (IA, pA)
+    return model, q, read_only(X, S, I, c, p, tau), (IA, pA)
 
 
 # --- known mistakes (judge side): the passes with one piece replaced -------------------------------

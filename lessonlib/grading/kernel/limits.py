@@ -50,7 +50,7 @@ def apply(limits):
         soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
-        hard_new = value + 5 if which == resource.RLIMIT_CPU and (hard == resource.RLIM_INFINITY or hard > value + 5) \
+        hard_new = value + 5 if which == resource.RLIMIT_CPU and (hard == resource.RLIM_INFINITY or hard >= value + 5) \
             else value
         resource.setrlimit(which, (value, hard_new))
 

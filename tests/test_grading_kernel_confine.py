@@ -1,0 +1,200 @@
+"""The walls a graded kernel puts up by itself (``lessonlib.grading.kernel.confine``), right by right.
+
+``test_grading_isolation.py`` shows a confined process and its children end to end; here each grant of
+:func:`confine.confine` and each piece of :func:`confine.harden` is pinned in a forked child that confines
+itself and reports what it may still do, so that a weakened wall (a right granted that should not be, a
+rule dropped, capabilities kept, ``setsid`` allowed) fails in a second (``make mutation``).
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import socket
+
+import pytest
+
+from lessonlib.grading.kernel import confine
+
+LANDLOCK = confine.abi()
+needs_landlock = pytest.mark.skipif(LANDLOCK == 0, reason="Landlock is not available here")
+
+
+def in_fork(fn):
+    """``fn()`` run in a forked child (its walls die with it); returns what it returned (JSON)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            out = json.dumps({"value": fn()})
+        except BaseException as exc:                      # noqa: BLE001 (reported to the parent)
+            out = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
+        os.write(write, out.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        data = json.loads(fh.read())
+    os.waitpid(pid, 0)
+    assert "error" not in data, data
+    return data["value"]
+
+
+def attempt(fn):
+    """``fn()``'s result, or the name of the OSError it raised."""
+    try:
+        out = fn()
+        return True if out is None else out
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def _write(path, text="x"):
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def _read(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+def _bind_unix(path):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+    return True
+
+
+def _tcp_bind():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+    return True
+
+
+@pytest.fixture
+def trees(tmp_path):
+    for name in ("read", "rw", "listable", "sockets", "outside"):
+        (tmp_path / name).mkdir()
+        _write(tmp_path / name / "file.txt", name)
+    _write(tmp_path / "single.txt", "single")
+    return tmp_path
+
+
+@needs_landlock
+def test_each_grant_gives_its_rights_and_no_more(trees):
+    t = trees
+
+    def run():
+        version = confine.confine(read=[t / "read", t / "single.txt"], read_write=[t / "rw"],
+                                  listable=[t / "listable"], sockets=[t / "sockets"],
+                                  read_exec=[t / "does-not-exist"])
+        return {
+            "version": version,
+            "read: read": attempt(lambda: _read(t / "read" / "file.txt")),
+            "read: list": attempt(lambda: sorted(os.listdir(t / "read"))),
+            "read: write": attempt(lambda: _write(t / "read" / "file.txt")),
+            "read: create": attempt(lambda: _write(t / "read" / "new.txt")),
+            "single file: read": attempt(lambda: _read(t / "single.txt")),
+            "single file: write": attempt(lambda: _write(t / "single.txt")),
+            "rw: write": attempt(lambda: _write(t / "rw" / "file.txt", "changed")),
+            "rw: create": attempt(lambda: _write(t / "rw" / "new.txt")),
+            "rw: mkdir": attempt(lambda: os.mkdir(t / "rw" / "sub")),
+            "rw: symlink": attempt(lambda: os.symlink("file.txt", t / "rw" / "link")),
+            "rw: truncate": attempt(lambda: os.truncate(t / "rw" / "file.txt", 1)),
+            "rw: remove": attempt(lambda: os.remove(t / "rw" / "new.txt")),
+            "rw: rmdir": attempt(lambda: os.rmdir(t / "rw" / "sub")),
+            "listable: list": attempt(lambda: sorted(os.listdir(t / "listable"))),
+            "listable: read": attempt(lambda: _read(t / "listable" / "file.txt")),
+            "sockets: bind": attempt(lambda: _bind_unix(t / "sockets" / "s")),
+            "sockets: remove socket": attempt(lambda: os.remove(t / "sockets" / "s")),
+            "sockets: create file": attempt(lambda: _write(t / "sockets" / "new.txt")),
+            "sockets: read": attempt(lambda: _read(t / "sockets" / "file.txt")),
+            "outside: read": attempt(lambda: _read(t / "outside" / "file.txt")),
+            "outside: list": attempt(lambda: os.listdir(t / "outside")),
+            "outside: bind socket": attempt(lambda: _bind_unix(t / "outside" / "s")),
+            "parent: list": attempt(lambda: os.listdir(t)),
+            "tcp: bind": attempt(_tcp_bind),
+        }
+    got = in_fork(run)
+    denied = "PermissionError"
+    assert got == {
+        "version": LANDLOCK,
+        "read: read": "read", "read: list": ["file.txt"], "read: write": denied, "read: create": denied,
+        "single file: read": "single", "single file: write": denied,
+        "rw: write": True, "rw: create": True, "rw: mkdir": True, "rw: symlink": True, "rw: truncate": True,
+        "rw: remove": True, "rw: rmdir": True,
+        "listable: list": ["file.txt"], "listable: read": denied,
+        "sockets: bind": True, "sockets: remove socket": True, "sockets: create file": denied, "sockets: read": denied,
+        "outside: read": denied, "outside: list": denied, "outside: bind socket": denied, "parent: list": denied,
+        "tcp: bind": denied if LANDLOCK >= 4 else True,
+    }
+
+
+@needs_landlock
+def test_an_older_abi_is_used_as_such(trees, monkeypatch):
+    monkeypatch.setenv(confine.SWITCH, "abi3")
+
+    def run():
+        version = confine.confine(read=[trees / "read"])
+        return [version, attempt(lambda: _read(trees / "outside" / "file.txt")), attempt(_tcp_bind)]
+    assert in_fork(run) == [min(3, LANDLOCK), "PermissionError", True]       # no TCP rules before ABI 4
+
+
+def _status(field):
+    with open("/proc/self/status") as fh:
+        return next(line.split(":", 1)[1].strip() for line in fh if line.startswith(field + ":"))
+
+
+def test_harden_sets_no_new_privileges_drops_every_capability_and_forbids_new_sessions():
+    def run():
+        applied = confine.harden()
+        try:
+            os.setsid()
+            setsid = "allowed"
+        except OSError as exc:
+            setsid = errno.errorcode[exc.errno]
+        return {"applied": applied, "NoNewPrivs": _status("NoNewPrivs"), "CapEff": _status("CapEff"),
+                "CapPrm": _status("CapPrm"), "CapBnd": _status("CapBnd"), "CapAmb": _status("CapAmb"),
+                "setsid": setsid}
+    got = in_fork(run)
+    assert got == {"applied": True, "NoNewPrivs": "1", "CapEff": "0" * 16, "CapPrm": "0" * 16, "CapBnd": "0" * 16,
+                   "CapAmb": "0" * 16, "setsid": "EPERM"}
+
+
+def test_without_seccomp_filter_setsid_works_and_the_filter_refuses_only_setsid():
+    def run():
+        out = [attempt(lambda: os.setsid() or "first session")]      # the fork is no group leader: allowed
+        confine.forbid_new_sessions()
+        pid = os.fork()
+        if pid == 0:                                                   # a child may not start one either
+            try:
+                os.setsid()
+                os._exit(0)
+            except OSError as exc:
+                os._exit(exc.errno)
+        out.append(errno.errorcode.get(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), "allowed"))
+        out.append(os.getpid() > 0 and os.getppid() > 0 and bool(os.listdir(".")))        # everything else works
+        return out
+    assert in_fork(run) == ["first session", "EPERM", True]
+
+
+def test_not_dumpable_forbids_ptrace_and_proc_reads_by_the_same_user():
+    def run():
+        confine.not_dumpable()
+        import ctypes                                                  # noqa: PLC0415
+        return ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)                  # PR_GET_DUMPABLE
+    assert in_fork(run) == 0
+
+
+@pytest.mark.parametrize("version, text", [
+    (0, "none (Landlock unavailable): answers that read files or load code go to review"),
+    (3, "Landlock ABI 3 (filesystem)"), (4, "Landlock ABI 4 (filesystem, TCP)"),
+    (6, "Landlock ABI 6 (filesystem, TCP, signals and abstract sockets)")])
+def test_describe_names_what_each_abi_walls(version, text):
+    assert confine.describe(version) == text
+
+
+def test_the_switch_caps_the_abi(monkeypatch):
+    for value, expected in (("abi2", min(2, LANDLOCK)), ("abi9", LANDLOCK), ("off", 0), ("0", 0), ("", LANDLOCK)):
+        monkeypatch.setenv(confine.SWITCH, value)
+        assert confine.abi() == expected, value

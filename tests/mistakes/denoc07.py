@@ -52,4 +52,12 @@ CASES = [
     ("denoc07", [("answer-denoc", "M_k = turn @ model.inertia[k] @ turn.T", "M_k = model.inertia[k]")],
      {"denoc-tau-chain": M07.TAU_BODY_AXES, "denoc-tau-swc16": M07.TAU_BODY_AXES,
       "denoc-tau-identities": M07.TAU_BODY_AXES}),
+    ("denoc07", [("answer-n", "for j in range(k + 1):", "for j in range(k):")], {"denoc-nl": M07.NL_NO_DIAGONAL}),
+    ("denoc07", [("answer-n", "O[k] + R @ joint.point, O[k])", "O[k] + R @ joint.point, O[k] + R @ joint.point)")],
+     {"denoc-nd": M07.ND_ON_AXIS}),
+    ("denoc07", [("answer-denoc", "twist_propagation(t[LIN] - t_in[LIN]) - np.eye(6)", "twist_propagation(t[LIN] - t_in[LIN])")],
+     {"denoc-tau-chain": M07.TAU_ADOT_IDENTITY, "denoc-tau-swc16": M07.TAU_ADOT_IDENTITY}),
+    ("denoc07", [("answer-denoc", "for k in range(model.n - 1, -1, -1):", "for k in range(model.n):")],
+     {"denoc-tau-chain": M07.TAU_BACKWARD_FORWARD, "denoc-tau-swc16": M07.TAU_BACKWARD_FORWARD,
+      "denoc-tau-identities": M07.TAU_BACKWARD_FORWARD}),
 ]

@@ -11,9 +11,10 @@ kinematics rotated to world axes (``V_w = N q̇``), the CRBA mass matrix, the ki
 Known mistakes (judge side: Saha's formulas written here with one piece replaced): the sign or the
 place of the ``−[Δp]`` block, the lever of ``S_w,k`` turned around or missing, a prismatic joint that
 turns, the lesson's local axes (``joint.axis``, ``joint.point`` as stored) where world axes are asked,
-``S_w,k`` at the world origin, ``N_l`` with the wrong sign, only its first subdiagonal or its blocks above
-the diagonal, the link inertias not turned (or turned the wrong way), ``N_d`` for ``N``, and in the
-recursion ``Φ̇ V_w`` or ``Ω S_w q̇`` dropped, ``Π`` forgotten, gravity with the wrong sign, ``Φ`` for ``Φᵀ``.
+``S_w,k`` at the world origin or on the joint axis, ``N_l`` with the wrong sign, only its first subdiagonal,
+without its diagonal or with its blocks above the diagonal, the link inertias not turned (or turned the
+wrong way), ``N_d`` for ``N``, and in the recursion ``Φ̇ V_w`` or ``Ω S_w q̇`` dropped, ``Φ̇`` with Φ's identity
+blocks, ``Π`` forgotten, gravity with the wrong sign, ``Φ`` for ``Φᵀ``, the backward pass run outward.
 The ``generalized_inertia`` checks also receive ``denoc_N``, the ``denoc`` checks ``twist_propagation``
 and ``joint_rate_vector``, to say which of them is wrong when the answer fails.
 
@@ -43,7 +44,6 @@ from lessonlib.dynamics import crba, rnea
 from lessonlib.dynamics.denoc import denoc_matrices, twist_propagation
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, fk
-from .. import display
 from ..checker import Exercise, Variant
 from .rnea05 import gravity_by_jacobians
 from ._common import random_chain, random_gravity, random_state
@@ -141,10 +141,11 @@ def inertia_with(model, q, *, turn=_turned, with_N_l=True):
 
 
 def denoc_with(model, q, qd, qdd, gravity=None, *, default=None, gravity_sign=1.0, a_dot=True, w_p=True, keep=None,
-               turn=_turned, back=lambda A, w: A.T @ w):
+               turn=_turned, back=lambda A, w: A.T @ w, a_dot_identity=False, backward=reversed):
     """The DeNOC recursion of a chain — or a slip: ``default`` choosing the gravity, gravity times
-    ``gravity_sign``, ``Φ̇ V_w`` or ``Ω S_w q̇`` dropped, ``keep`` (Π) replaced, inertias ``turn``-ed otherwise,
-    wrenches carried ``back`` otherwise."""
+    ``gravity_sign``, ``Φ̇ V_w`` or ``Ω S_w q̇`` dropped, ``Φ̇`` with Φ's identity blocks kept
+    (``a_dot_identity``), ``keep`` (Π) replaced, inertias ``turn``-ed otherwise, wrenches carried ``back``
+    otherwise, the ``backward`` pass run in another order."""
     g = (model.gravity if gravity is None else gravity) if default is None else default(model, gravity)
     E = np.diag([1.0, 1, 1, 0, 0, 0]) if keep is None else keep
     T = fk(model, q)
@@ -158,14 +159,14 @@ def denoc_with(model, q, qd, qdd, gravity=None, *, default=None, gravity_sign=1.
         W = np.kron(np.eye(2), so3.hat(t[ANG]))
         td = A[k] @ td_in + p[k] * qdd[k]
         if a_dot:
-            td = td + (twist_propagation(t[LIN] - t_in[LIN]) - np.eye(6)) @ t_in
+            td = td + (twist_propagation(t[LIN] - t_in[LIN]) - (0 if a_dot_identity else np.eye(6))) @ t_in
         if w_p:
             td = td + W @ p[k] * qd[k]
         M_k = turn(R, model.inertia[k])
         w.append(M_k @ td + W @ M_k @ E @ t)
         O_in, t_in, td_in = O, t, td
     tau = np.zeros(model.n)
-    for k in reversed(range(model.n)):
+    for k in backward(range(model.n)):
         tau[k] = p[k] @ w[k]
         if k > 0:
             w[k - 1] = w[k - 1] + back(A[k], w[k])
@@ -194,6 +195,12 @@ NL_SIGN = Variant("your N_l blocks seem to be Φ(O_j − O_k); block (k, j) is �
 NL_BIDIAGONAL = Variant("your N_l seems to hold only Φ_(k,k−1) next to the diagonal (that is the shape of N_l^-1); "
                         "block (k, j) is Φ_kj for every j ≤ k",
                         denoc_N=partial(denoc_N_with, pairs=lambda k: range(max(k - 1, 0), k + 1)))
+NL_NO_DIAGONAL = Variant("your N_l seems to lack its diagonal blocks: block (k, k) is Φ_kk = Φ(0) = 1 (link k moves "
+                         "with its own joint too)", denoc_N=partial(denoc_N_with, pairs=lambda k: range(k)))
+ND_ON_AXIS = Variant("your S_w,k seem to be taken on the joint axis (O = p, no lever u × (O − p)): the reference point "
+                     "is O_k, the origin of body frame {k}, which need not lie on the axis",
+                     denoc_N=partial(denoc_N_with, rate=lambda joint, T, O: _world_rate(
+                         joint, T, T[:3, 3] + T[:3, :3] @ joint.point)))
 NL_ABOVE = Variant("your N_l seems to have its blocks above the diagonal: block (k, j), rows of link k, holds Φ_kj "
                    "for j ≤ k", denoc_N=partial(denoc_N_with, above=True))
 GI_BODY_AXES = Variant("your link inertias seem to stay in body axes: turn them to world axes, "
@@ -210,6 +217,11 @@ TAU_NO_WP = Variant("your accelerations seem to lack the term Ω_k S_w,k q̇_k (
                     denoc=partial(denoc_with, w_p=False))
 TAU_NO_E = Variant("your wrenches seem to use Ω_k 𝓘_w,k V_w,k where Ω_k 𝓘_w,k Π V_w,k belongs (Π keeps only the "
                    "angular part)", denoc=partial(denoc_with, keep=np.eye(6)))
+TAU_ADOT_IDENTITY = Variant("your Φ̇_(k,k−1) seems to keep Φ's identity blocks: Φ̇ is zero except its lower-left block "
+                            "−[Δṗ_k], i.e. Φ(Δṗ_k) − 1", denoc=partial(denoc_with, a_dot_identity=True))
+TAU_BACKWARD_FORWARD = Variant("your backward pass seems to run from the base outward, so τ_k = S_w,kᵀ F_w,k is taken "
+                               "before Φ_(k+1,k)ᵀ F_w,k+1 is added: run it from k = n down to 1",
+                               denoc=partial(denoc_with, backward=iter))
 TAU_GRAVITY_SIGN = Variant("your denoc seems to use gravity with the wrong sign: V̇_w,0 = [0; −g_phys]",
                            denoc=partial(denoc_with, gravity_sign=-1.0))
 TAU_NONE_IS_ZERO = Variant("your denoc seems to treat gravity=None as no gravity; None means model.gravity",
@@ -218,10 +230,10 @@ TAU_A_NOT_TRANSPOSED = Variant("your backward pass seems to hand F_w,k back with
                                denoc=partial(denoc_with, back=lambda A, w: A @ w))
 TAU_BODY_AXES = Variant("your 𝓘_w,k seem to stay in body axes: turn them to world axes, diag(R_0,k, R_0,k) 𝓘_k "
                         "diag(R_0,k, R_0,k)ᵀ", denoc=partial(denoc_with, turn=lambda R, I: I))
-DENOC_MISTAKES = (TAU_NO_ADOT, TAU_NO_WP, TAU_NO_E, TAU_GRAVITY_SIGN, TAU_NONE_IS_ZERO, TAU_A_NOT_TRANSPOSED,
-                  TAU_BODY_AXES)
+DENOC_MISTAKES = (TAU_NO_ADOT, TAU_ADOT_IDENTITY, TAU_NO_WP, TAU_NO_E, TAU_GRAVITY_SIGN, TAU_NONE_IS_ZERO,
+                  TAU_A_NOT_TRANSPOSED, TAU_BACKWARD_FORWARD, TAU_BODY_AXES)
 #: At rest (the identities) the velocity terms vanish, and gravity is always given.
-DENOC_AT_REST_MISTAKES = (TAU_GRAVITY_SIGN, TAU_A_NOT_TRANSPOSED, TAU_BODY_AXES)
+DENOC_AT_REST_MISTAKES = (TAU_GRAVITY_SIGN, TAU_A_NOT_TRANSPOSED, TAU_BACKWARD_FORWARD, TAU_BODY_AXES)
 
 
 def _n_suspect(ctx, denoc_N, model, q):
@@ -296,7 +308,7 @@ def _n_cases(ctx, trials=3):
 
 @EXERCISE.check("denoc-nd", points=1, functions=("denoc_N",),
                 title="N_d of a chain: block-diagonal in the joint screws S_w,k",
-                variants=(ND_LOCAL_AXES, ND_WORLD_ORIGIN))
+                variants=(ND_LOCAL_AXES, ND_WORLD_ORIGIN, ND_ON_AXIS))
 def check_nd(ctx, denoc_N):
     for model, q, _, mats in _n_cases(ctx):
         _, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))
@@ -306,7 +318,7 @@ def check_nd(ctx, denoc_N):
 
 
 @EXERCISE.check("denoc-nl", points=1, functions=("denoc_N",),
-                title="N_l of a chain, and V_w = N_l N_d q̇", variants=(NL_SIGN, NL_BIDIAGONAL, NL_ABOVE))
+                title="N_l of a chain, and V_w = N_l N_d q̇", variants=(NL_SIGN, NL_BIDIAGONAL, NL_NO_DIAGONAL, NL_ABOVE))
 def check_nl(ctx, denoc_N):
     for model, q, qd, mats in _n_cases(ctx):
         N_l, N_d = ctx.expect_tuple(ctx.call(denoc_N, model, q), ("N_l", "N_d"))

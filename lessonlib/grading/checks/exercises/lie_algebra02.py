@@ -8,6 +8,13 @@ anyway). Each check compares with the library and with the defining identities:
 ``(Ad(T)ξ)^∧ = T ξ^∧ T⁻¹``, ``Ad(T₁T₂) = Ad(T₁)Ad(T₂)``, ``[ξ, η] = −[η, ξ]``, Jacobi, seed
 001's basis brackets, and the invariance of the power ``FᵀV``.
 
+Known mistakes (judge side: the reference with one piece replaced): ``ξ^∧`` built from ``[v; ω]`` or with
+``[ω]ᵀ``; ``Ad(T)`` with ``[p]R`` in the top-right block (the ``[v; ω]`` layout), ``R[p]`` for ``[p]R``, or
+``Ad(T⁻¹)``; ``ad(ξ)`` with ``[v]`` top-right (``ad* = −adᵀ``, the wrenches' matrix) or ``ω`` and ``v`` swapped;
+the bracket with the opposite sign or read back linear part first; the moment ``f × p`` or the force
+first; ``F_b`` as ``Ad(T_ab) F_a``, ``Ad(T_ab)⁻¹ F_a`` (the twists' rule), ``Ad(T_ab)⁻ᵀ F_a`` (the rule back to
+{a}) or with ``+ p × f_a`` in its moment (``[p]ᵀ = −[p]`` forgotten).
+
 =========================  ======  ==========================================================
 check                      points  what it tests
 =========================  ======  ==========================================================
@@ -23,12 +30,14 @@ check                      points  what it tests
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from lessonlib import se3, so3
 from lessonlib.conventions import ANG, LIN
 from .. import display
-from ..checker import Exercise
+from ..checker import Exercise, Variant
 
 EXERCISE = Exercise(
     "lie_algebra02", notebook="02_lie_algebra.ipynb", title="Lesson 02 — the Lie algebra, Ad, ad, twists and wrenches",
@@ -61,9 +70,122 @@ def _vee4(X):
     return np.array([X[2, 1], X[0, 2], X[1, 0], X[0, 3], X[1, 3], X[2, 3]])
 
 
+# --- known mistakes (judge side): the reference with one piece replaced ----------------------------------
+
+def _hat_swapped(xi):                      # [v] top-left, ω in the last column
+    xi = np.asarray(xi, dtype=float)
+    return se3.hat(np.r_[xi[LIN], xi[ANG]])
+
+
+def _hat_skew_transposed(xi):              # [ω]ᵀ = −[ω] top-left
+    X = se3.hat(xi)
+    X[:3, :3] = X[:3, :3].T
+    return X
+
+
+def adjoint_with(T, *, corner="bottom-left", lever=lambda p, R: so3.hat(p) @ R, inverse=False):
+    """``Ad(T) = [[R, 0], [[p]R, R]]`` — or a slip: the lever block in another ``corner``, another ``lever``,
+    the adjoint of ``T⁻¹``."""
+    T = np.asarray(T, dtype=float)
+    if inverse:
+        T = se3.inv(T)
+    R, p = T[:3, :3], T[:3, 3]
+    A = np.zeros((6, 6))
+    A[ANG, ANG] = A[LIN, LIN] = R
+    A[(LIN, ANG) if corner == "bottom-left" else (ANG, LIN)] = lever(p, R)
+    return A
+
+
+def small_ad_with(xi, *, corner="bottom-left", swap=False):
+    """``ad(ξ) = [[ [ω], 0 ], [ [v], [ω] ]]`` — or a slip: ``[v]`` top-right (``−ad(ξ)ᵀ``), ω and v swapped."""
+    xi = np.asarray(xi, dtype=float)
+    w, v = (xi[LIN], xi[ANG]) if swap else (xi[ANG], xi[LIN])
+    A = np.zeros((6, 6))
+    A[ANG, ANG] = A[LIN, LIN] = so3.hat(w)
+    A[(LIN, ANG) if corner == "bottom-left" else (ANG, LIN)] = so3.hat(v)
+    return A
+
+
+def bracket_with(xi, eta, *, sign=1.0, linear_first=False):
+    """``[ξ, η] = (ξ^∧η^∧ − η^∧ξ^∧)^∨`` — or a slip: the opposite ``sign``, the 4x4 read back ``linear_first``."""
+    Z = sign * (se3.hat(xi) @ se3.hat(eta) - se3.hat(eta) @ se3.hat(xi))
+    w, v = so3.vee(Z[:3, :3]), Z[:3, 3]
+    return np.r_[v, w] if linear_first else np.r_[w, v]
+
+
+def wrench_of_force_with(f, p, *, moment=lambda p, f: np.cross(p, f), force_first=False):
+    """``F = [p × f; f]`` — or a slip: another ``moment``, the force first."""
+    f, p = np.asarray(f, dtype=float), np.asarray(p, dtype=float)
+    return np.r_[f, moment(p, f)] if force_first else np.r_[moment(p, f), f]
+
+
+def wrench_in_b_with(T_ab, F_a, *, rule=lambda A: A.T):
+    """``F_b = Ad(T_ab)ᵀ F_a`` — or another ``rule`` applied to ``Ad(T_ab)``."""
+    return rule(se3.Ad(np.asarray(T_ab, dtype=float))) @ np.asarray(F_a, dtype=float)
+
+
+def _wrench_moment_added(T_ab, F_a):       # μ_b = Rᵀ(μ_a + p × f_a): Ad(T_ab)ᵀ with [p]ᵀ = −[p] forgotten
+    T_ab, F_a = np.asarray(T_ab, dtype=float), np.asarray(F_a, dtype=float)
+    R, p = T_ab[:3, :3], T_ab[:3, 3]
+    return np.r_[R.T @ (F_a[ANG] + np.cross(p, F_a[LIN])), R.T @ F_a[LIN]]
+
+
+HAT_SWAPPED = Variant("your ξ^∧ seems to take ω and v the other way round: angular part first, ω = xi[:3] goes "
+                      "into the top-left block [ω] and v = xi[3:] into the last column", se3_hat=_hat_swapped)
+HAT_SKEW_TRANSPOSED = Variant("your top-left block seems to be [ω]ᵀ = −[ω]: it is [ω] = so3.hat(ω), with "
+                              "[ω] p = ω × p", se3_hat=_hat_skew_transposed)
+AD_CORNER = Variant("your Ad(T) seems to have [p]R in the top-right block (the layout of the [v; ω] order); with "
+                    "twists [ω; v] it is the bottom-left block: Ad(T) = [[R, 0], [[p]R, R]]",
+                    Ad=partial(adjoint_with, corner="top-right"))
+AD_R_P = Variant("your bottom-left block seems to be R[p] (R @ so3.hat(p)); it is [p]R = so3.hat(p) @ R",
+                 Ad=partial(adjoint_with, lever=lambda p, R: R @ so3.hat(p)))
+AD_OF_INVERSE = Variant("your Ad(T) seems to be Ad(T⁻¹) = [[Rᵀ, 0], [−Rᵀ[p], Rᵀ]]; Ad(T) takes R and p as they "
+                        "stand in T: [[R, 0], [[p]R, R]]", Ad=partial(adjoint_with, inverse=True))
+ADJOINT_MISTAKES = (AD_CORNER, AD_R_P, AD_OF_INVERSE)
+SMALL_AD_COADJOINT = Variant("your ad(ξ) seems to have [v] in the top-right block: that is −ad(ξ)ᵀ, the matrix "
+                             "that acts on wrenches; on twists [v] is the bottom-left block, ad(ξ) = "
+                             "[[ [ω], 0 ], [ [v], [ω] ]]", ad=partial(small_ad_with, corner="top-right"))
+SMALL_AD_SWAPPED = Variant("your ad(ξ) seems to take ω and v the other way round: ω = xi[:3] goes into the "
+                           "diagonal blocks [ω], v = xi[3:] into the bottom-left block [v]",
+                           ad=partial(small_ad_with, swap=True))
+BRACKET_SIGN = Variant("your bracket seems to have the opposite sign, η^∧ξ^∧ − ξ^∧η^∧ (= ad(η) ξ); it is "
+                       "[ξ, η] = (ξ^∧η^∧ − η^∧ξ^∧)^∨ = ad(ξ) η", bracket=partial(bracket_with, sign=-1.0))
+BRACKET_VEE_SWAPPED = Variant("your bracket seems to read the 4x4 commutator back linear part first; (·)^∨ "
+                              "gives [ω; v] = [vee of the top-left 3x3; the top-right column]",
+                              bracket=partial(bracket_with, linear_first=True))
+WRENCH_CROSS_ORDER = Variant("your moment seems to be f × p = −(p × f); the moment of f about the origin is "
+                             "μ = p × f, the lever p first",
+                             wrench_of_force=partial(wrench_of_force_with, moment=lambda p, f: np.cross(f, p)))
+WRENCH_FORCE_FIRST = Variant("your wrench seems to put the force first; moment first, as twists put ω first: "
+                             "F = [μ; f] = [p × f; f]", wrench_of_force=partial(wrench_of_force_with, force_first=True))
+WRENCH_NOT_TRANSPOSED = Variant("your F_b seems to be Ad(T_ab) F_a; a wrench changes frame with the transpose, "
+                                "F_b = Ad(T_ab)ᵀ F_a, so that F_bᵀV_b = F_aᵀV_a",
+                                wrench_in_b=partial(wrench_in_b_with, rule=lambda A: A))
+WRENCH_TWIST_RULE = Variant("your F_b seems to be Ad(T_ab)⁻¹ F_a = Ad(T_ba) F_a, the rule that takes a twist "
+                            "from {a} to {b}; a wrench goes with F_b = Ad(T_ab)ᵀ F_a",
+                            wrench_in_b=partial(wrench_in_b_with, rule=np.linalg.inv))
+WRENCH_BACKWARDS = Variant("your F_b seems to be Ad(T_ab)⁻ᵀ F_a = Ad(T_ba)ᵀ F_a, which takes a wrench from {b} "
+                           "to {a}; from {a} to {b} it is F_b = Ad(T_ab)ᵀ F_a",
+                           wrench_in_b=partial(wrench_in_b_with, rule=lambda A: np.linalg.inv(A).T))
+WRENCH_MOMENT_ADDED = Variant("your μ_b seems to be Rᵀ(μ_a + p × f_a): the top-right block of Ad(T_ab)ᵀ is "
+                              "([p]R)ᵀ = Rᵀ[p]ᵀ = −Rᵀ[p], so μ_b = Rᵀ(μ_a − p × f_a), f_b = Rᵀ f_a",
+                              wrench_in_b=_wrench_moment_added)
+WRENCH_FRAME_MISTAKES = (WRENCH_NOT_TRANSPOSED, WRENCH_TWIST_RULE, WRENCH_BACKWARDS, WRENCH_MOMENT_ADDED)
+
+
+def _in_spanner(variant):
+    """The same mistake in the spanner check, which receives both functions (the other one right)."""
+    return Variant(variant.mistake, **{"wrench_of_force": wrench_of_force_with, "wrench_in_b": wrench_in_b_with,
+                                       **variant.functions})
+
+
+SPANNER_MISTAKES = tuple(map(_in_spanner, (WRENCH_CROSS_ORDER, WRENCH_FORCE_FIRST) + WRENCH_FRAME_MISTAKES))
+
+
 # --- (a) hat in se(3) -------------------------------------------------------------------------------
 
-@EXERCISE.check("twist-hat", points=1, functions=("se3_hat",), title="se3_hat: the 4x4 matrix of a twist [ω; v]")
+@EXERCISE.check("twist-hat", points=1, functions=("se3_hat",), title="se3_hat: the 4x4 matrix of a twist [ω; v]",
+                variants=(HAT_SWAPPED, HAT_SKEW_TRANSPOSED))
 def check_hat(ctx, se3_hat):
     for xi in [np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])] + [random_twist(ctx) for _ in range(3)]:
         X = ctx.expect_shape("ξ^∧ (4, 4)", ctx.call(se3_hat, xi), (4, 4))
@@ -77,7 +199,7 @@ def check_hat(ctx, se3_hat):
 # --- (b) Ad ----------------------------------------------------------------------------------------------
 
 @EXERCISE.check("twist-adjoint", points=1, functions=("Ad",),
-                title="Ad(T): the adjoint map that changes a twist's frame")
+                title="Ad(T): the adjoint map that changes a twist's frame", variants=ADJOINT_MISTAKES)
 def check_adjoint(ctx, Ad):
     for _ in range(4):
         T = random_transform(ctx)
@@ -90,10 +212,12 @@ def check_adjoint(ctx, Ad):
 
 
 @EXERCISE.check("twist-adjoint-group", points=1, functions=("Ad",),
-                title="Ad(T1 T2) = Ad(T1) Ad(T2), Ad(T⁻¹) = Ad(T)⁻¹, Modern Robotics' example")
+                title="Ad(T1 T2) = Ad(T1) Ad(T2), Ad(T⁻¹) = Ad(T)⁻¹, Modern Robotics' example",
+                variants=ADJOINT_MISTAKES)
 def check_adjoint_group(ctx, Ad):
     call = f"Ad(T) with T = Modern Robotics' example\n{display.indent(display.array(MR_T))}"
-    ctx.expect_close("Ad(T)", ctx.call(Ad, MR_T), MR_AD, call=call)
+    ctx.expect_close("Ad(T)", ctx.call(Ad, MR_T), MR_AD, call=call,
+                     hint="Ad(T) = [[R, 0], [[p] R, R]] with R = T[:3, :3], p = T[:3, 3]")
     for _ in range(3):
         T1, T2 = random_transform(ctx), random_transform(ctx)
         A1, A2, A12, A1inv = (ctx.expect_shape("Ad (6, 6)", ctx.call(Ad, T), (6, 6))
@@ -107,7 +231,8 @@ def check_adjoint_group(ctx, Ad):
 
 # --- (c) ad and the bracket ---------------------------------------------------------------------------
 
-@EXERCISE.check("twist-small-ad", points=1, functions=("ad",), title="ad(ξ): the bracket as a 6x6 matrix")
+@EXERCISE.check("twist-small-ad", points=1, functions=("ad",), title="ad(ξ): the bracket as a 6x6 matrix",
+                variants=(SMALL_AD_COADJOINT, SMALL_AD_SWAPPED))
 def check_small_ad(ctx, ad):
     call = "ad([1, 2, 3, 4, 5, 6]) (Modern Robotics' example)"
     ctx.expect_close("ad(ξ)", ctx.call(ad, np.arange(1.0, 7.0)), MR_ad, call=call,
@@ -121,7 +246,8 @@ def check_small_ad(ctx, ad):
 
 
 @EXERCISE.check("twist-bracket", points=1, functions=("bracket",), helpers=("se3_hat", "ad"),
-                title="bracket: [ξ, η] = (ξ^∧η^∧ − η^∧ξ^∧)^∨, antisymmetric, Jacobi, the basis table of [LG]")
+                title="bracket: [ξ, η] = (ξ^∧η^∧ − η^∧ξ^∧)^∨, antisymmetric, Jacobi, the basis table of [LG]",
+                variants=(BRACKET_SIGN, BRACKET_VEE_SWAPPED))
 def check_bracket(ctx, bracket, se3_hat, ad):
     """A wrong bracket built on a wrong ``se3_hat`` or ``ad`` names the helper to fix (fallout names its source)."""
     x0 = np.array([0.3, -0.5, 0.7, 1.1, -0.4, 0.2])         # a fixed probe: the cases' random draws stay as they were
@@ -160,7 +286,8 @@ def wrench_reference(f, p):
 
 
 @EXERCISE.check("twist-wrench-point", points=1, functions=("wrench_of_force",),
-                title="wrench_of_force: a force at a point as a wrench [μ; f]")
+                title="wrench_of_force: a force at a point as a wrench [μ; f]",
+                variants=(WRENCH_CROSS_ORDER, WRENCH_FORCE_FIRST))
 def check_wrench_point(ctx, wrench_of_force):
     for _ in range(4):
         f, p = ctx.rng.normal(size=3) * 10, ctx.rng.normal(size=3)
@@ -173,7 +300,7 @@ def check_wrench_point(ctx, wrench_of_force):
 
 
 @EXERCISE.check("twist-wrench-frame", points=1, functions=("wrench_in_b",),
-                title="wrench_in_b: F_b = Ad(T_ab)ᵀ F_a keeps the power FᵀV")
+                title="wrench_in_b: F_b = Ad(T_ab)ᵀ F_a keeps the power FᵀV", variants=WRENCH_FRAME_MISTAKES)
 def check_wrench_frame(ctx, wrench_in_b):
     for _ in range(4):
         T_ab, F_a = random_transform(ctx), random_twist(ctx, 5.0)
@@ -188,7 +315,7 @@ def check_wrench_frame(ctx, wrench_in_b):
 
 
 @EXERCISE.check("twist-wrench-spanner", points=1, functions=("wrench_of_force", "wrench_in_b"),
-                title="the spanner of lesson 02: 4 W in every frame, frames compose")
+                title="the spanner of lesson 02: 4 W in every frame, frames compose", variants=SPANNER_MISTAKES)
 def check_wrench_spanner(ctx, wrench_of_force, wrench_in_b):
     omega, p_bolt, f, p_hand = np.array([0, 0, 2.0]), np.array([0.05, 0, 0]), np.array([0, 20.0, 0]), np.array([0.15, 0, 0])
     V_a = np.r_[omega, np.cross(p_bolt, omega)]

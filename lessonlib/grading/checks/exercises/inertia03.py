@@ -7,6 +7,15 @@ modules that validate or use inertias for them (model, samples, dynamics, ...) a
 ``so3`` and ``se3`` stay. The independent oracle is a cloud of point masses: its mass, COM,
 inertia about any point, momentum and kinetic energy are plain sums (lesson 03, eq. 3.2 and 3.4).
 
+Known mistakes (judge side: the reference with one piece replaced): ``𝓘_O`` with its off-diagonal blocks
+swapped, with ``I_c`` alone top-left, with ``I_c + m[p_c][p_c]`` (the sign of ``[p_c]ᵀ = −[p_c]``), or ordered
+linear part first; the parallel-axis shift with the wrong sign (``+m[d][d]``) or as the scalar ``m|d|²1``; the
+kinetic energy without the ½, with ``v`` for ``v_c`` or with ``v + p_c × ω``; ``is_physical`` accepting ``m = 0``
+or any mass, not testing symmetry, with a looser tolerance, rejecting the boundary (tolerance on the wrong
+side, or ``>``), reading the principal moments off the diagonal, or without the triangle inequality. The
+``is_physical`` checks ask about every body before failing on the first wrong verdict, and their numbers are
+all the verdicts: a mistake is recognised by its whole pattern.
+
 ============================  ======  =======================================================
 check                         points  what it tests
 ============================  ======  =======================================================
@@ -21,12 +30,14 @@ check                         points  what it tests
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from lessonlib import se3, so3, spatial
 from lessonlib.conventions import ANG, LIN
 from .. import display
-from ..checker import Exercise
+from ..checker import Exercise, Variant
 from ._common import expect_bool
 
 EXERCISE = Exercise(
@@ -76,10 +87,97 @@ def random_body(ctx):
     return m, ctx.rng.uniform(-0.4, 0.4, 3), 0.5 * (I_c + I_c.T)
 
 
+# --- known mistakes (judge side): the reference with one piece replaced ----------------------------------
+
+def spatial_with(m, p_c, I_c, *, top_right=lambda P: P, shift=lambda P: P @ P.T, linear_first=False):
+    """``𝓘_O = [[I_c + m[p_c][p_c]ᵀ, m[p_c]], [m[p_c]ᵀ, m·1]]`` — or a slip: another ``top_right`` block (the
+    bottom-left is its transpose), another ``shift`` of ``I_c``, the rows and columns ordered ``linear_first``."""
+    P = so3.hat(np.asarray(p_c, dtype=float))
+    G = np.zeros((6, 6))
+    G[ANG, ANG] = np.asarray(I_c, dtype=float) + m * shift(P)
+    G[ANG, LIN] = m * top_right(P)
+    G[LIN, ANG] = G[ANG, LIN].T
+    G[LIN, LIN] = m * np.eye(3)
+    order = np.r_[3:6, 0:3] if linear_first else np.arange(6)
+    return G[np.ix_(order, order)]
+
+
+def parallel_axis_with(m, I_c, d, *, shift=lambda d: d @ d * np.eye(3) - np.outer(d, d)):
+    """``I_O = I_c + m(|d|²1 − ddᵀ)`` — or another ``shift``."""
+    d = np.asarray(d, dtype=float)
+    return np.asarray(I_c, dtype=float) + m * shift(d)
+
+
+def energy_with(m, p_c, I_c, V, *, half=0.5, lever=np.cross):
+    """``K = ½ m|v_c|² + ½ ωᵀI_cω`` with ``v_c = v + ω × p_c`` — or a slip: no ½, another ``lever(ω, p_c)``."""
+    V, p_c = np.asarray(V, dtype=float), np.asarray(p_c, dtype=float)
+    w, v_c = V[ANG], V[LIN] + lever(V[ANG], p_c)
+    return float(half * (m * v_c @ v_c + w @ np.asarray(I_c, dtype=float) @ w))
+
+
+def physical_with(m, p_c, I_c, *, mass=lambda m: m > 0, symmetry=True, tol=None, moments=np.linalg.eigvalsh,
+                  boundary=-1.0, triangle=True):
+    """The notebook's test — or a slip: another ``mass`` test, no ``symmetry`` test, a fixed ``tol``, other principal
+    ``moments``, ``boundary=+1`` (the tolerance on the wrong side: rods, plates and point masses rejected), no
+    ``triangle`` inequality."""
+    I_c = np.asarray(I_c, dtype=float)
+    tol = 1e-9 * max(1.0, np.abs(I_c).max()) if tol is None else tol
+    if not mass(m) or (symmetry and np.abs(I_c - I_c.T).max() > tol):
+        return False
+    I1, I2, I3 = moments((I_c + I_c.T) / 2)
+    return bool(I1 >= boundary * tol and (not triangle or I1 + I2 >= I3 + boundary * tol))
+
+
+SPATIAL_BLOCKS_SWAPPED = Variant("your off-diagonal blocks seem swapped: m[p_c] is the top-right block and m[p_c]ᵀ "
+                                 "the bottom-left (the top rows of 𝓘_O V are L_O, which holds m p_c × v = m[p_c] v)",
+                                 spatial_inertia=partial(spatial_with, top_right=lambda P: P.T))
+SPATIAL_NO_SHIFT = Variant("your top-left block seems to be I_c alone; I_c is about the COM, and about the origin O "
+                           "the block is I_c + m[p_c][p_c]ᵀ", spatial_inertia=partial(spatial_with, shift=lambda P: 0 * P))
+SPATIAL_SHIFT_SIGN = Variant("your top-left block seems to be I_c + m[p_c][p_c]; it is I_c + m[p_c][p_c]ᵀ "
+                             "= I_c − m[p_c][p_c] (the transpose flips the sign: [p_c]ᵀ = −[p_c])",
+                             spatial_inertia=partial(spatial_with, shift=lambda P: P @ P))
+SPATIAL_LINEAR_FIRST = Variant("your 𝓘_O seems to be ordered linear part first, [[m·1, m[p_c]ᵀ], [m[p_c], …]]; "
+                               "angular part first, the top-left block is I_c + m[p_c][p_c]ᵀ and the bottom-right m·1",
+                               spatial_inertia=partial(spatial_with, linear_first=True))
+SPATIAL_MISTAKES = (SPATIAL_BLOCKS_SWAPPED, SPATIAL_NO_SHIFT, SPATIAL_SHIFT_SIGN, SPATIAL_LINEAR_FIRST)
+PA_SIGN = Variant("your shift seems to have the wrong sign, m(d dᵀ − |d|²1) = m[d][d]; away from the COM the "
+                  "inertia only grows: I_O = I_c + m(|d|²1 − d dᵀ) = I_c − m[d][d]",
+                  parallel_axis=partial(parallel_axis_with, shift=lambda d: np.outer(d, d) - d @ d * np.eye(3)))
+PA_SCALAR = Variant("your shift seems to be m|d|²1, the md² of one axis put on all three; the tensor form also "
+                    "subtracts m d dᵀ: I_O = I_c + m(|d|²1 − d dᵀ)",
+                    parallel_axis=partial(parallel_axis_with, shift=lambda d: d @ d * np.eye(3)))
+ENERGY_NO_HALF = Variant("your K seems to lack the ½: K = ½ Vᵀ𝓘_O V = ½ m|v_c|² + ½ ωᵀI_cω",
+                         kinetic_energy=partial(energy_with, half=1.0))
+ENERGY_ORIGIN_VELOCITY = Variant("your K seems to use v, the velocity of the body origin O, for the COM's: "
+                                 "½ m|v_c|² with v_c = v + ω × p_c",
+                                 kinetic_energy=partial(energy_with, lever=lambda w, c: 0 * c))
+ENERGY_LEVER_SWAPPED = Variant("your v_c seems to be v + p_c × ω = v − ω × p_c; the COM moves with v_c = v + ω × p_c",
+                               kinetic_energy=partial(energy_with, lever=lambda w, c: np.cross(c, w)))
+ENERGY_MISTAKES = (ENERGY_NO_HALF, ENERGY_ORIGIN_VELOCITY, ENERGY_LEVER_SWAPPED)
+PHYS_MASS_ZERO = Variant("your is_physical seems to accept m = 0 (m >= 0); a body needs m > 0",
+                         is_physical=partial(physical_with, mass=lambda m: m >= 0))
+PHYS_NO_MASS = Variant("your is_physical seems not to test the mass: m ≤ 0 must give False (m > 0)",
+                       is_physical=partial(physical_with, mass=lambda m: True))
+PHYS_NO_SYMMETRY = Variant("your is_physical seems not to test that I_c is symmetric: the eigenvalues do not show "
+                           "a skew part (eigvalsh reads one triangle only), so test |I_c − I_cᵀ| ≤ tol first",
+                           is_physical=partial(physical_with, symmetry=False))
+PHYS_LOOSE_TOL = Variant("your tolerance seems looser than the notebook's tol = 1e-9 · max(1, |I_c|max) (a fixed 1e-6, "
+                         "np.allclose, ...): a body that misses a condition by 100 tol gets through",
+                         is_physical=partial(physical_with, tol=1e-6))
+PHYS_BOUNDARY = Variant("your is_physical seems to reject bodies on the boundary — a point mass or a thin rod (a zero "
+                        "moment), a flat plate (I1 + I2 = I3) — which are valid: let the tolerance in, I1 >= -tol and "
+                        "I1 + I2 >= I3 - tol (not > 0, not >= tol)", is_physical=partial(physical_with, boundary=+1.0))
+PHYS_DIAGONAL = Variant("your principal moments seem to be the diagonal entries of I_c; in rotated axes they are its "
+                        "eigenvalues, np.linalg.eigvalsh(I_c)",
+                        is_physical=partial(physical_with, moments=lambda I: np.sort(np.diag(I))))
+PHYS_NO_TRIANGLE = Variant("your is_physical seems to skip the triangle inequality I1 + I2 >= I3 - tol (eq. 3.7): "
+                           "moments that are all ≥ 0 are not enough", is_physical=partial(physical_with, triangle=False))
+
+
 # --- (a) the spatial inertia ------------------------------------------------------------------------------
 
 @EXERCISE.check("inertia-spatial", points=1, functions=("spatial_inertia",),
-                title="spatial_inertia: the 6x6 inertia about the body origin")
+                title="spatial_inertia: the 6x6 inertia about the body origin", variants=SPATIAL_MISTAKES)
 def check_spatial(ctx, spatial_inertia):
     cases = [(2.0, np.array([0.0, 0.0, 0.5]), np.diag([0.1, 0.1, 0.02]))] + [random_body(ctx) for _ in range(3)]
     for m, c, I_c in cases:
@@ -92,7 +190,7 @@ def check_spatial(ctx, spatial_inertia):
 
 
 @EXERCISE.check("inertia-spatial-momentum", points=1, functions=("spatial_inertia",),
-                title="spatial_inertia: momentum I V and energy ½ VᵀIV of particle clouds")
+                title="spatial_inertia: momentum I V and energy ½ VᵀIV of particle clouds", variants=SPATIAL_MISTAKES)
 def check_spatial_momentum(ctx, spatial_inertia):
     for _ in range(3):
         cloud = Cloud(ctx)
@@ -107,13 +205,14 @@ def check_spatial_momentum(ctx, spatial_inertia):
 # --- (b) parallel axes ---------------------------------------------------------------------------------------
 
 @EXERCISE.check("inertia-parallel-axis", points=1, functions=("parallel_axis",),
-                title="parallel_axis: I_O = I_c + m(|d|²1 − ddᵀ)")
+                title="parallel_axis: I_O = I_c + m(|d|²1 − ddᵀ)", variants=(PA_SIGN, PA_SCALAR))
 def check_parallel_axis(ctx, parallel_axis):
     rod_I_c = np.diag([1 / 12, 0.0, 1 / 12])                          # [WJ §2.1]'s link: 1 kg, 1 m rod along y
     call = "parallel_axis(m=1, I_c=diag(1/12, 0, 1/12), d=[0, -0.5, 0]) (the pendulum rod of lesson 03)"
     I_O = ctx.expect_shape("I_O (3, 3)", ctx.call(parallel_axis, 1.0, rod_I_c, np.array([0.0, -0.5, 0.0])), (3, 3),
                            call=call)
-    ctx.expect_close("I_O[2, 2] (about the joint axis z: mL²/3)", I_O[2, 2], 1 / 3, call=call)
+    ctx.expect_close("I_O[2, 2] (about the joint axis z: mL²/3)", I_O[2, 2], 1 / 3, call=call,
+                     hint="I_O = I_c + m (|d|² 1 − d dᵀ): here 1/12 + 1 · (0.5² − 0) = 1/3 about z")
     for _ in range(3):
         cloud = Cloud(ctx)
         o = ctx.rng.uniform(-0.5, 0.5, 3)
@@ -127,7 +226,7 @@ def check_parallel_axis(ctx, parallel_axis):
 # --- (c) kinetic energy ----------------------------------------------------------------------------------
 
 @EXERCISE.check("inertia-energy", points=1, functions=("kinetic_energy",),
-                title="kinetic_energy: ½ Vᵀ I V of particle clouds")
+                title="kinetic_energy: ½ Vᵀ I V of particle clouds", variants=ENERGY_MISTAKES)
 def check_energy(ctx, kinetic_energy):
     for _ in range(4):
         cloud = Cloud(ctx)
@@ -139,7 +238,8 @@ def check_energy(ctx, kinetic_energy):
 
 
 @EXERCISE.check("inertia-energy-frames", points=1, functions=("kinetic_energy",),
-                title="kinetic_energy: the same motion seen from two frames has the same energy")
+                title="kinetic_energy: the same motion seen from two frames has the same energy",
+                variants=ENERGY_MISTAKES)
 def check_energy_frames(ctx, kinetic_energy):
     for _ in range(3):
         m, c, I_c = random_body(ctx)
@@ -164,12 +264,27 @@ def _rotated(ctx, moments):
     return 0.5 * (I + I.T)
 
 
-def _expect_verdict(ctx, is_physical, label, m, c, I_c, expected):
-    call = f"is_physical(m={m:.4g}, p_c={display.array(c)}, I_c) with {label}"
-    got = expect_bool(ctx, ctx.call(is_physical, m, c, I_c), call=call)
-    if got != expected:
-        ctx.fail(f"expected {expected}, got {got}\n  I_c =\n{display.indent(display.array(I_c))}", call=call,
-                 hint=HINTS[label.split(":")[0]])
+def _expect_verdicts(ctx, is_physical, cases):
+    """Ask ``is_physical`` about every case ``(label, m, p_c, I_c, expected)``, then fail on a wrong verdict.
+
+    The failure shows the wrong case whose kind comes first in ``SHOWN_FIRST`` (its hint is about the root of the
+    mistake, not about a tolerance case it also gets wrong) and lists the others. Its numbers are all the
+    verdicts, so a known mistake is recognised by its whole pattern (accepting m = 0 and accepting any mass
+    differ on m < 0 even when m = 0 was asked first).
+    """
+    calls = [f"is_physical(m={m:.4g}, p_c={display.array(c)}, I_c) with {label}" for label, m, c, _, _ in cases]
+    got = [expect_bool(ctx, ctx.call(is_physical, m, c, I_c), call=call) for (_, m, c, I_c, _), call in zip(cases, calls)]
+    wrong = [i for i, case in enumerate(cases) if got[i] != case[-1]]
+    if wrong:
+        shown = min(wrong, key=lambda i: SHOWN_FIRST.index(_kind(cases[i][0])))
+        label, _, _, I_c, expected = cases[shown]
+        also = "".join(f"\n  also wrong: {cases[i][0]} (expected {cases[i][-1]})" for i in wrong if i != shown)
+        ctx.fail(f"expected {expected}, got {got[shown]}\n  I_c =\n{display.indent(display.array(I_c))}{also}",
+                 call=calls[shown], hint=HINTS[_kind(label)], got=np.array(got, dtype=float))
+
+
+def _kind(label):
+    return label.split(":")[0]
 
 
 def _unit_box(ctx):
@@ -190,32 +305,39 @@ HINTS = {
                   "tol = 1e-9 * max(1, abs(I_c).max()), as the notebook says — a looser tolerance (np.allclose's, "
                   "1e-6, ...) lets it through"),
 }
+#: Which wrong verdict a failure shows first: a looser tolerance is the last suspect (a body that misses a
+#: condition by 100 tol also fools an answer that does not test that condition at all).
+SHOWN_FIRST = ("mass", "symmetry", "moments", "boundary", "valid", "tolerance")
 #: How far past a boundary the "tolerance" cases lie, in units of the notebook's tol (1e-9 here: |I_c| <= 1).
 PAST_TOL = 100 * 1e-9
 
 
 @EXERCISE.check("inertia-physical-mass", points=1, functions=("is_physical",),
-                title="is_physical: the mass and the symmetry of I_c")
+                title="is_physical: the mass and the symmetry of I_c",
+                variants=(PHYS_MASS_ZERO, PHYS_NO_MASS, PHYS_NO_SYMMETRY, PHYS_LOOSE_TOL, PHYS_BOUNDARY))
 def check_physical_mass(ctx, is_physical):
     bodies = [random_body(ctx) for _ in range(4)]
     skew = ctx.rng.normal(size=3)
-    skew = 0.05 * so3.hat(skew / np.linalg.norm(skew))
+    skew = so3.hat(skew / np.linalg.norm(skew))
+    I1, I2, I3 = np.linalg.eigvalsh(bodies[0][2])
+    small = 0.1 * min(I1, I1 + I2 - I3)        # ≫ tol, yet every symmetric part of I_c + small · skew is still physical
     cases = [("valid: a random box", *bodies[0], True),
              ("valid: a point mass (I_c = 0)", bodies[1][0], bodies[1][1], np.zeros((3, 3)), True),
              ("valid: another random box", *bodies[2], True),
              ("mass: m = 0", 0.0, bodies[3][1], bodies[3][2], False),
              ("mass: m < 0", -bodies[3][0], bodies[3][1], bodies[3][2], False),
-             ("symmetry: I_c plus a skew part of size 0.05", *bodies[0][:2], bodies[0][2] + skew, False),
+             (f"symmetry: I_c plus a skew part of size {small:.2g}", *bodies[0][:2], bodies[0][2] + small * skew, False),
              ("tolerance: a unit-sized I_c plus a skew part of 100 tol", bodies[2][0], bodies[2][1],
-              _unit_box(ctx) + skew / 0.05 * PAST_TOL, False)]
-    for i in ctx.rng.permutation(len(cases)):
-        label, m, c, I_c, expected = cases[i]
+              _unit_box(ctx) + skew * PAST_TOL, False)]
+    cases = [cases[i] for i in ctx.rng.permutation(len(cases))]
+    for label, m, c, I_c, expected in cases:
         assert _reference_physical(m, c, I_c) == expected, f"checker self-test: {label}"
-        _expect_verdict(ctx, is_physical, label, m, c, I_c, expected)
+    _expect_verdicts(ctx, is_physical, cases)
 
 
 @EXERCISE.check("inertia-physical-moments", points=1, functions=("is_physical",),
-                title="is_physical: positive semi-definite and the triangle inequalities, in rotated axes")
+                title="is_physical: positive semi-definite and the triangle inequalities, in rotated axes",
+                variants=(PHYS_BOUNDARY, PHYS_LOOSE_TOL, PHYS_DIAGONAL, PHYS_NO_TRIANGLE))
 def check_physical_moments(ctx, is_physical):
     m, c = ctx.rng.uniform(0.5, 5.0), ctx.rng.uniform(-0.3, 0.3, 3)
     a, b = ctx.rng.uniform(0.1, 1.0, 2)
@@ -229,10 +351,10 @@ def check_physical_moments(ctx, is_physical):
              ("tolerance: a flat plate short of I1 + I2 = I3 by about 100 tol, rotated", _rotated(ctx, [a, b, a + b + PAST_TOL]),
               False),
              ("tolerance: a thin rod whose zero moment is -100 tol, rotated", _rotated(ctx, [-PAST_TOL, a, a]), False)]
-    for i in ctx.rng.permutation(len(cases)):
-        label, I_c, expected = cases[i]
+    cases = [(label, m, c, I_c, expected) for label, I_c, expected in (cases[i] for i in ctx.rng.permutation(len(cases)))]
+    for label, m, c, I_c, expected in cases:
         assert _reference_physical(m, c, I_c) == expected, f"checker self-test: {label}"
-        _expect_verdict(ctx, is_physical, label, m, c, I_c, expected)
+    _expect_verdicts(ctx, is_physical, cases)
 
 
 def _reference_physical(m, c, I_c):

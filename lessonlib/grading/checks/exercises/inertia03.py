@@ -162,7 +162,7 @@ PHYS_NO_SYMMETRY = Variant("your is_physical seems not to test that I_c is symme
                            "a skew part (eigvalsh reads one triangle only), so test |I_c − I_cᵀ| ≤ tol first",
                            is_physical=partial(physical_with, symmetry=False))
 PHYS_LOOSE_TOL = Variant("your tolerance seems looser than the notebook's tol = 1e-9 · max(1, |I_c|max) (a fixed 1e-6, "
-                         "np.allclose, ...): a body that misses a condition by 100 tol gets through",
+                         "...): a body that misses a condition by 100 tol gets through",
                          is_physical=partial(physical_with, tol=1e-6))
 PHYS_BOUNDARY = Variant("your is_physical seems to reject bodies on the boundary — a point mass or a thin rod (a zero "
                         "moment), a flat plate (I1 + I2 = I3) — which are valid: let the tolerance in, I1 >= -tol and "
@@ -302,7 +302,7 @@ HINTS = {
                 "not the diagonal entries: I1 >= -tol and I1 + I2 >= I3 - tol"),
     "tolerance": ("this body misses one condition (symmetry, I1 >= 0 or I1 + I2 >= I3) by about 100 tol: test the "
                   "principal moments (np.linalg.eigvalsh, not the diagonal: the axes are rotated) and the symmetry with "
-                  "tol = 1e-9 * max(1, abs(I_c).max()), as the notebook says — a looser tolerance (np.allclose's, "
+                  "tol = 1e-9 * max(1, abs(I_c).max()), as the notebook says — a looser tolerance (a fixed "
                   "1e-6, ...) lets it through"),
 }
 #: Which wrong verdict a failure shows first: a looser tolerance is the last suspect (a body that misses a

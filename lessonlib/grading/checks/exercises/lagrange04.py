@@ -11,6 +11,12 @@ The two-link arm is [DB4 §4.2]'s, with the centres of mass at distances ``lc1``
 joints ([DB4]: ``lc = l/2``), so the closed form of the lesson has to be derived, not copied.
 References: a Model of the same arm (CRBA, RNEA, the polarised Christoffel matrix), closed forms
 (self-tested against the Model), link-by-link kinetic energies and central differences.
+Known mistakes of (a)–(d), each a reference with one slip (``pendulum_with``, ``mass_with``,
+``gravity_2link_with``, ``christoffel_with``, self-tested against the closed forms): the pendulum's gravity
+term with −sin, cos or ℓ/2, I_{O,u} without m ℓ² or without I_c, ∂ℒ/∂q̇ not differentiated in time; M without the
+links' rotation, with ω₂ = q̇₂, twice M (K without ½), link 2 hung from ℓ₁ or pointing along q₂ (the same two in
+g(q), which also knows U's sign and x for y); C without the ½, with +∂M_jk/∂q_i, q̇_j for q̇_k, transposed, or
+read off Ṁ q̇ − ½ ∂(q̇ᵀMq̇)/∂q (right C q̇, Ṁ − 2C not skew).
 
 Two parts follow the sources' own cases. (e) [DB4 §4.2]'s arm in DH form: the potential energy with the
 course's sign, ``U = −Σ m_i g_physᵀ p_{c_i}`` for a ``g_phys`` that points down, and ``g(q) = ∂U/∂q``, against
@@ -135,6 +141,9 @@ def _self_test(q, qd, a):
     assert np.allclose(dU, gravity_closed(q, a), atol=1e-5), "checker self-test: dU/dq"
     dM = (mass_closed(q + FD_STEP * qd, a) - mass_closed(q - FD_STEP * qd, a)) / (2 * FD_STEP)
     assert np.allclose(dM, mass_rate_closed(q, qd, a), atol=1e-6), "checker self-test: Mdot"
+    assert np.allclose(mass_with(q, a), mass_closed(q, a), atol=1e-9), "checker self-test: M of the known mistakes"
+    assert np.allclose(gravity_2link_with(q, a), gravity_closed(q, a), atol=1e-9), "self-test: g of the known mistakes"
+    assert np.allclose(christoffel_with(q, qd, a), christoffel_closed(q, qd, a), atol=1e-9), "self-test: C of the mistakes"
     return model
 
 
@@ -159,8 +168,40 @@ def pendulum_reference(q, qd, qdd, link):
 
 # --- (a) the pendulum -----------------------------------------------------------------------------------
 
+def pendulum_with(q, qd, qdd, link, *, own=True, parallel=True, lever=1.0, weight=np.sin, sign=1.0, rate=False):
+    """``τ = (I_c + m ℓ²) q̈ + m g₀ ℓ sin q`` — or a slip: ``I_c`` (``own``) or ``m ℓ²`` (``parallel``) left out of
+    I_{O,u}, ``lever · ℓ`` for ℓ, ``cos`` for ``sin`` (``weight``), the gravity term's ``sign``, or ``I_{O,u} q̇``
+    where ``I_{O,u} q̈`` belongs (``rate``: ∂ℒ/∂q̇ not differentiated in time)."""
+    ell = lever * link["ell"]
+    inertia = own * link["I_c"] + parallel * link["m"] * ell**2
+    return float(inertia * (qd if rate else qdd) + sign * link["m"] * link["g0"] * ell * weight(q))
+
+
+PENDULUM_SIGN = Variant("your τ seems to have −m g₀ ℓ sin q: with q = 0 hanging down, U = m g₀ ℓ (1 − cos q) grows as the "
+                        "link rises, and ℒ = K − U (not K + U), so τ = … + m g₀ ℓ sin q",
+                        pendulum_torque=partial(pendulum_with, sign=-1.0))
+PENDULUM_COS = Variant("your gravity torque seems to be m g₀ ℓ cos q, as if q were measured from the horizontal; here "
+                       "q = 0 hangs straight down: U = m g₀ ℓ (1 − cos q), ∂U/∂q = m g₀ ℓ sin q",
+                       pendulum_torque=partial(pendulum_with, weight=np.cos))
+PENDULUM_HALF_WEIGHT = Variant("your gravity torque seems to be m g₀ (ℓ/2) sin q: ℓ (key \"ell\") is already the distance "
+                               "from the axis to the COM, not the link's length, so U = m g₀ ℓ (1 − cos q)",
+                               pendulum_torque=partial(pendulum_with, lever=0.5))
+PENDULUM_HALF = Variant("your τ seems to use ℓ/2 where ℓ belongs (in I_{O,u} = I_c + m ℓ² and in m g₀ ℓ sin q): ℓ (key "
+                        "\"ell\") is already the distance from the axis to the COM, not the link's length",
+                        pendulum_torque=partial(pendulum_with, lever=0.5))
+PENDULUM_NO_PARALLEL = Variant("your I_{O,u} seems to be I_c alone, the inertia about the COM; the link turns about the "
+                               "axis O, ℓ away: I_{O,u} = I_c + m ℓ² (parallel axes, lesson 03)",
+                               pendulum_torque=partial(pendulum_with, parallel=False))
+PENDULUM_POINT_MASS = Variant("your I_{O,u} seems to be m ℓ² alone, a point mass at the COM: add the link's own I_c (key "
+                              "\"I_c\"), I_{O,u} = I_c + m ℓ²", pendulum_torque=partial(pendulum_with, own=False))
+PENDULUM_NOT_DIFFERENTIATED = Variant("your τ seems to have I_{O,u} q̇ where I_{O,u} q̈ belongs: ∂ℒ/∂q̇ = I_{O,u} q̇ must "
+                                      "still be differentiated in time (.diff(t)) before ∂ℒ/∂q is subtracted",
+                                      pendulum_torque=partial(pendulum_with, rate=True))
+
+
 @EXERCISE.check("lagrange-pendulum-static", points=1, functions=("pendulum_torque",),
-                title="pendulum_torque at rest: holding the link against gravity")
+                title="pendulum_torque at rest: holding the link against gravity",
+                variants=(PENDULUM_SIGN, PENDULUM_COS, PENDULUM_HALF_WEIGHT))
 def check_pendulum_static(ctx, pendulum_torque):
     link = random_link(ctx)
     for q in [0.0, np.pi / 2] + list(ctx.rng.uniform(-np.pi, np.pi, 3)):
@@ -171,7 +212,9 @@ def check_pendulum_static(ctx, pendulum_torque):
 
 
 @EXERCISE.check("lagrange-pendulum-dynamic", points=1, functions=("pendulum_torque",),
-                title="pendulum_torque in motion: I_{O,u} = I_c + m ℓ², no velocity term")
+                title="pendulum_torque in motion: I_{O,u} = I_c + m ℓ², no velocity term",
+                variants=(PENDULUM_NO_PARALLEL, PENDULUM_POINT_MASS, PENDULUM_NOT_DIFFERENTIATED, PENDULUM_HALF,
+                          PENDULUM_SIGN, PENDULUM_COS))
 def check_pendulum_dynamic(ctx, pendulum_torque):
     for _ in range(4):
         link = random_link(ctx)
@@ -185,8 +228,46 @@ def check_pendulum_dynamic(ctx, pendulum_torque):
 
 # --- (b) the mass matrix -------------------------------------------------------------------------------------
 
+def com_jacobians(q, arm, *, elbow="l1", absolute=False):
+    """``∂p_{c_1}/∂q`` and ``∂p_{c_2}/∂q`` (2, 2) each — or a slip: link 2 hung from link 1's COM (``elbow="lc1"``)
+    instead of the elbow at l₁, or link 2 pointing along q₂ instead of q₁ + q₂ (``absolute``)."""
+    s1, c1 = np.sin(q[0]), np.cos(q[0])
+    phi, dphi = (q[1], [0.0, 1.0]) if absolute else (q[0] + q[1], [1.0, 1.0])
+    along1 = np.array([[-s1, 0.0], [c1, 0.0]])
+    return (arm["lc1"] * along1,
+            arm[elbow] * along1 + arm["lc2"] * np.outer([-np.sin(phi), np.cos(phi)], dphi))
+
+
+def mass_with(q, arm, *, rotation=True, relative=True, half=True, **com):
+    """``M = Σ m_i J_iᵀ J_i + I_{c_i,z} w_i w_iᵀ`` (ω_i = w_i q̇) — or a slip: the links' rotation left out, ω₂ = q̇₂
+    (``relative=False``), K without its ½ (``half=False``: twice M), or a COM slip of :func:`com_jacobians`."""
+    J1, J2 = com_jacobians(q, arm, **com)
+    w2 = np.array([1.0, 1.0]) if relative else np.array([0.0, 1.0])
+    M = arm["m1"] * J1.T @ J1 + arm["m2"] * J2.T @ J2
+    if rotation:
+        M = M + arm["I1"] * np.diag([1.0, 0.0]) + arm["I2"] * np.outer(w2, w2)
+    return M if half else 2 * M
+
+
+MASS_NO_ROTATION = Variant("your M seems to lack the links' rotational energy ½ I_{c_i,z} ω_i² (keys \"I1\", \"I2\"): "
+                           "K = Σ ½ m_i |v_{c_i}|² + ½ I_{c_i,z} ω_i², with ω₁ = q̇₁ and ω₂ = q̇₁ + q̇₂",
+                           mass_matrix_2link=partial(mass_with, rotation=False))
+MASS_OMEGA2 = Variant("your ω₂ seems to be q̇₂ alone in ½ I_{c_2,z} ω₂²: q₂ is measured from link 1, so link 2 turns at "
+                      "ω₂ = q̇₁ + q̇₂", mass_matrix_2link=partial(mass_with, relative=False))
+MASS_NO_HALF = Variant("your M seems to be twice the mass matrix: K = Σ ½ m_i |v_{c_i}|² + ½ I_{c_i,z} ω_i² keeps its "
+                       "½, and then K = ½ q̇ᵀ M q̇ makes M the Hessian of K in q̇",
+                       mass_matrix_2link=partial(mass_with, half=False))
+MASS_ELBOW_AT_LC1 = Variant("your p_{c_2} seems to start from link 1's COM, ℓ₁ (cos q₁, sin q₁); link 2 hangs from the "
+                            "elbow at the end of link 1: p_{c_2} = l₁ (cos q₁, sin q₁) + ℓ₂ (cos(q₁ + q₂), sin(q₁ + q₂))",
+                            mass_matrix_2link=partial(mass_with, elbow="lc1"))
+MASS_ABSOLUTE_Q2 = Variant("your p_{c_2} seems to point link 2 along the angle q₂; q₂ is measured from link 1, so link 2 "
+                           "points along q₁ + q₂: p_{c_2} = l₁ (cos q₁, sin q₁) + ℓ₂ (cos(q₁ + q₂), sin(q₁ + q₂))",
+                           mass_matrix_2link=partial(mass_with, absolute=True))
+MASS_MISTAKES = (MASS_NO_ROTATION, MASS_OMEGA2, MASS_NO_HALF, MASS_ELBOW_AT_LC1, MASS_ABSOLUTE_Q2)
+
+
 @EXERCISE.check("lagrange-mass-db4", points=1, functions=("mass_matrix_2link",),
-                title="mass_matrix_2link with [DB4]'s numbers")
+                title="mass_matrix_2link with [DB4]'s numbers", variants=MASS_MISTAKES)
 def check_mass_db4(ctx, mass_matrix_2link):
     for q2 in [0.0, np.pi / 2, np.pi, ctx.rng.uniform(-np.pi, np.pi)]:
         q = np.array([ctx.rng.uniform(-np.pi, np.pi), q2])
@@ -198,7 +279,8 @@ def check_mass_db4(ctx, mass_matrix_2link):
 
 
 @EXERCISE.check("lagrange-mass-random", points=1, functions=("mass_matrix_2link",),
-                title="mass_matrix_2link on random arms: CRBA, and ½ q̇ᵀMq̇ = the links' kinetic energy")
+                title="mass_matrix_2link on random arms: CRBA, and ½ q̇ᵀMq̇ = the links' kinetic energy",
+                variants=MASS_MISTAKES)
 def check_mass_random(ctx, mass_matrix_2link):
     for _ in range(3):
         arm = random_arm(ctx)
@@ -208,15 +290,40 @@ def check_mass_random(ctx, mass_matrix_2link):
         M = ctx.expect_shape("M (2, 2)", ctx.call(mass_matrix_2link, q, arm), (2, 2), call=call)
         ctx.expect_close(f"½ qdᵀ M qd for qd = {display.array(qd)} (the links' kinetic energy)", 0.5 * qd @ M @ qd,
                          kinetic_by_links(q, qd, arm), call=call,
-                         hint="v_c2 = d/dt (l1 (cos q1, sin q1) + lc2 (cos(q1+q2), sin(q1+q2))); "
+                         hint="K = Σ ½ m_i |v_{c_i}|² + ½ I_{c_i,z} ω_i² with ω_1 = qd1, ω_2 = qd1 + qd2 and "
+                              "v_c2 = d/dt (l1 (cos q1, sin q1) + lc2 (cos(q1+q2), sin(q1+q2))); "
                               "the COM of link i sits lc_i from its joint")
         ctx.expect_close("M (2, 2)", M, crba(model, q), call=call)
 
 
 # --- (c) gravity ---------------------------------------------------------------------------------------------
 
+def gravity_2link_with(q, arm, *, sign=1.0, axis=1, **com):
+    """``g(q) = ∂U/∂q`` with ``U = Σ m_i g₀ y_{c_i}`` — or a slip: the ``sign`` of U, the x-coordinates for the heights
+    (``axis=0``), or a COM slip of :func:`com_jacobians`."""
+    J1, J2 = com_jacobians(q, arm, **com)
+    return sign * arm["g0"] * (arm["m1"] * J1[axis] + arm["m2"] * J2[axis])
+
+
+GRAVITY_SIGN = Variant("your g(q) has the wrong sign: U = Σ m_i g₀ y_{c_i} grows as the links rise (gravity points along "
+                       "−y), and g(q) = +∂U/∂q is the torque that holds the arm still",
+                       gravity_2link=partial(gravity_2link_with, sign=-1.0))
+GRAVITY_X = Variant("your U seems to use the x-coordinates of the mass centres; gravity points along −y, so the heights "
+                    "are the y's: U = Σ m_i g₀ y_{c_i}, y_{c_1} = ℓ₁ sin q₁, y_{c_2} = l₁ sin q₁ + ℓ₂ sin(q₁ + q₂)",
+                    gravity_2link=partial(gravity_2link_with, axis=0))
+GRAVITY_ELBOW_AT_LC1 = Variant("your y_{c_2} seems to start from link 1's COM, ℓ₁ sin q₁; link 2 hangs from the elbow at "
+                               "the end of link 1: y_{c_2} = l₁ sin q₁ + ℓ₂ sin(q₁ + q₂) (the p_{c_2} of part (b))",
+                               gravity_2link=partial(gravity_2link_with, elbow="lc1"))
+GRAVITY_ABSOLUTE_Q2 = Variant("your y_{c_2} seems to point link 2 along the angle q₂; q₂ is measured from link 1: "
+                              "y_{c_2} = l₁ sin q₁ + ℓ₂ sin(q₁ + q₂)",
+                              gravity_2link=partial(gravity_2link_with, absolute=True))
+#: With [DB4]'s ℓ₁ + ℓ₂ = l₁ and q₂ = 0 (its first three cases) the two y_{c_2} slips give the same numbers: [DB4]'s
+#: check names neither, the random arms name each.
+GRAVITY_MISTAKES = (GRAVITY_SIGN, GRAVITY_X, GRAVITY_ELBOW_AT_LC1, GRAVITY_ABSOLUTE_Q2)
+
+
 @EXERCISE.check("lagrange-gravity-db4", points=1, functions=("gravity_2link",),
-                title="gravity_2link with [DB4]'s numbers")
+                title="gravity_2link with [DB4]'s numbers", variants=(GRAVITY_SIGN, GRAVITY_X))
 def check_gravity_db4(ctx, gravity_2link):
     cases = [np.zeros(2), np.array([np.pi / 2, 0.0]), np.array([-np.pi / 2, 0.0])] + [ctx.rng.uniform(-np.pi, np.pi, 2)
                                                                                      for _ in range(2)]
@@ -228,7 +335,7 @@ def check_gravity_db4(ctx, gravity_2link):
 
 
 @EXERCISE.check("lagrange-gravity-random", points=1, functions=("gravity_2link",),
-                title="gravity_2link on random arms: RNEA(q, 0, 0) and the gradient of U")
+                title="gravity_2link on random arms: RNEA(q, 0, 0) and the gradient of U", variants=GRAVITY_MISTAKES)
 def check_gravity_random(ctx, gravity_2link):
     for _ in range(3):
         arm = random_arm(ctx)
@@ -241,6 +348,41 @@ def check_gravity_random(ctx, gravity_2link):
 
 # --- (d) the Christoffel matrix -----------------------------------------------------------------------------
 
+def christoffel_with(q, qd, arm, *, half=0.5, third=-1.0, by="k", transposed=False, christoffel=True):
+    """``C_ij = Σ_k c_ijk q̇_k``, ``c_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i)`` — or a slip: another factor for the
+    ½ (``half``), the sign of the ``third`` term, ``q̇_j`` for ``q̇_k`` (``by="j"``), C transposed, or the C of
+    ``Ṁ q̇ − ½ ∂(q̇ᵀMq̇)/∂q`` taken term by term (``christoffel=False``: C_ij = Σ_k (∂M_ij/∂q_k − ½ ∂M_jk/∂q_i) q̇_k)."""
+    h = arm["m2"] * arm["l1"] * arm["lc2"] * np.sin(q[1])
+    dM = np.array([np.zeros((2, 2)), [[-2 * h, -h], [-h, 0.0]]])         # dM[k] = ∂M/∂q_k (M depends on q₂ only)
+    C = np.zeros((2, 2))
+    for i in range(2):
+        for j in range(2):
+            for k in range(2):
+                if christoffel:
+                    c = half * (dM[k][i, j] + dM[j][i, k] + third * dM[i][j, k])
+                else:
+                    c = dM[k][i, j] - 0.5 * dM[i][j, k]
+                C[i, j] += c * (qd[k] if by == "k" else qd[j])
+    return C.T if transposed else C
+
+
+C_NO_HALF = Variant("your C seems to be twice Christoffel's: c_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i) has a ½",
+                    coriolis_2link=partial(christoffel_with, half=1.0))
+C_THIRD_SIGN = Variant("your Christoffel symbols seem to add ∂M_jk/∂q_i; it is subtracted: "
+                       "c_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i)",
+                       coriolis_2link=partial(christoffel_with, third=1.0))
+C_VELOCITY_INDEX = Variant("your C seems to multiply c_ijk by q̇_j; the sum runs over k: C_ij = Σ_k c_ijk q̇_k",
+                           coriolis_2link=partial(christoffel_with, by="j"))
+C_TRANSPOSED = Variant("your C seems to be the transpose of Christoffel's (i and j swapped, C_ji in place of C_ij): row i "
+                       "of C belongs to torque i, C_ij = Σ_k c_ijk q̇_k",
+                       coriolis_2link=partial(christoffel_with, transposed=True))
+C_NOT_CHRISTOFFEL = Variant("your C seems to be C_ij = Σ_k (∂M_ij/∂q_k − ½ ∂M_jk/∂q_i) q̇_k, read off Ṁ q̇ − ½ ∂(q̇ᵀMq̇)/∂q: "
+                            "its C q̇ is right, but Ṁ − 2C is not skew; split ∂M_ij/∂q_k symmetrically, as in "
+                            "c_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i)",
+                            coriolis_2link=partial(christoffel_with, christoffel=False))
+CORIOLIS_MISTAKES = (C_NO_HALF, C_THIRD_SIGN, C_VELOCITY_INDEX, C_TRANSPOSED)
+
+
 def _coriolis_case(ctx, coriolis_2link):
     """A random arm and state, the student's ``C`` (2, 2) for it, and the call as the messages show it."""
     arm = random_arm(ctx)
@@ -252,7 +394,7 @@ def _coriolis_case(ctx, coriolis_2link):
 
 
 @EXERCISE.check("lagrange-coriolis-cqd", points=1, functions=("coriolis_2link",),
-                title="coriolis_2link: C q̇ equals the velocity torques")
+                title="coriolis_2link: C q̇ equals the velocity torques", variants=CORIOLIS_MISTAKES)
 def check_coriolis_cqd(ctx, coriolis_2link):
     for _ in range(3):
         arm, q, qd, model, call, C = _coriolis_case(ctx, coriolis_2link)
@@ -262,14 +404,17 @@ def check_coriolis_cqd(ctx, coriolis_2link):
 
 
 @EXERCISE.check("lagrange-coriolis-skew", points=1, functions=("coriolis_2link",),
-                title="coriolis_2link is Christoffel's C: Ṁ − 2C is skew-symmetric")
+                title="coriolis_2link is Christoffel's C: Ṁ − 2C is skew-symmetric",
+                variants=(C_NOT_CHRISTOFFEL,) + CORIOLIS_MISTAKES)
 def check_coriolis_skew(ctx, coriolis_2link):
     for _ in range(3):
         arm, q, qd, model, call, C = _coriolis_case(ctx, coriolis_2link)
         S = mass_rate_closed(q, qd, arm) - 2 * C
         ctx.expect_close("(Ṁ − 2C) + (Ṁ − 2C)ᵀ (must be zero)", S + S.T, np.zeros((2, 2)), call=call,
                          hint="only C q̇ is fixed by the physics; the Christoffel symbols pick the C with Ṁ − 2C skew")
-        ctx.expect_close("C (2, 2)", C, coriolis_matrix(model, q, qd), call=call)
+        ctx.expect_close("C (2, 2)", C, coriolis_matrix(model, q, qd), call=call,
+                         hint="row i of C belongs to torque i: C_ij = Σ_k c_ijk qd_k with "
+                              "c_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i)")
 
 
 # --- (e) [DB4 §4.2]'s arm in DH form: the potential energy and its gradient -------------------------------

@@ -342,8 +342,9 @@ IDENTITY_IS_I = Variant("your identity test seems to look for I in the set; the 
 INVERSE_AGAINST_I = Variant("your inverse test seems to look for A @ B = I (or to use np.linalg.inv); it is "
                             "A @ B = B @ A = e with the set's own identity e, which is P for {P, -P}",
                             group_axioms=partial(axioms_with, inverse_by="I"))
-INVERSE_TRANSPOSE = Variant("your inverse test seems to look for Aᵀ in the set; Aᵀ is A⁻¹ for rotations only (not "
-                            "for 4x4 transforms, projections or 0): search the set for B with A @ B = B @ A = e",
+INVERSE_TRANSPOSE = Variant("your inverse test seems to take Aᵀ (or a pseudo-inverse) for A⁻¹ and look for it in the "
+                            "set; that holds for rotations only, not for 4x4 transforms, projections or 0: search the "
+                            "set for B with A @ B = B @ A = e",
                             group_axioms=partial(axioms_with, inverse_by="transpose"))
 
 

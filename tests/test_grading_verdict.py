@@ -3,6 +3,7 @@
 :func:`lessonlib.grading.verdict.verdict` is pure, so every status is reached here without a kernel;
 the graded runs of ``test_grading.py`` show the same statuses coming out of real runs.
 """
+import dataclasses
 import signal
 
 import pytest
@@ -11,7 +12,7 @@ from lessonlib.grading.copydetect import Copy
 from lessonlib.grading.report.results import STATUSES, all_checks
 from lessonlib.grading import wording
 from lessonlib.grading.notebook import CellRole
-from lessonlib.grading.verdict import CellOutcome, Context, Flags, cell_outcomes, decide, limit_of, verdict
+from lessonlib.grading.verdict import CellOutcome, Context, Decision, Flags, cell_outcomes, decide, limit_of, verdict
 
 PASS = {"check": "c", "attempt": 1, "passed": True, "status": "passed", "message": ""}
 #: the judge's record when the kernel stopped answering while a student function ran
@@ -327,3 +328,110 @@ def test_a_cpu_limit_is_read_from_either_form_of_the_kernels_exit():
 
 def test_a_check_cell_that_did_not_run_says_so_without_a_run_failure():
     assert verdict(cell=CellOutcome("not-run"), judge=[], flags=Flags()) == ("not-run", "the check cell did not run")
+
+
+# --- the whole decision, branch by branch (what make mutation asks of the rule) --------------------------------
+
+NOT_IMPLEMENTED = {**FAIL, "raised": "NotImplementedError"}
+TIMEOUT_LOST = CellOutcome("timeout", story=("interrupted",))
+DENIED = ({"path": "/etc/shadow", "function": "f"},)
+# name -> (cell, judge records, flags, the Decision: status, why, record, lost, limit)
+DECISIONS = {
+    "grader failure first": (CellOutcome("failed"), [FAIL], Flags(grader_failure="judge-failed", copy=COPY),
+                             Decision("grader-error", "grader")),
+    "pass": (CellOutcome("passed"), [FAIL, PASS], Flags(), Decision("passed", "", PASS)),
+    "pass, copied": (CellOutcome("passed"), [PASS], Flags(copy=COPY), Decision("needs-review", "review", PASS)),
+    "pass, review": (CellOutcome("passed"), [PASS], Flags(review=("uses open",)),
+                     Decision("needs-review", "review", PASS)),
+    "pass, refused": (CellOutcome("passed"), [PASS], Flags(refused=({"event": "refused"},)),
+                      Decision("needs-review", "review", PASS)),
+    "pass, not attempted elsewhere": (CellOutcome("passed"), [PASS], Flags(not_attempted=("(a)",), denied=DENIED),
+                                      Decision("passed", "", PASS)),
+    "stub": (CellOutcome("failed"), [FAIL], Flags(not_attempted=("(a)",)), Decision("not-attempted", "stub", FAIL)),
+    "stub, lost call": (CellOutcome("failed"), [LOST], Flags(not_attempted=("(a)",)),
+                        Decision("not-attempted", "stub", LOST, True)),
+    "stub, but timed out": (TIMEOUT_LOST, [LOST], Flags(not_attempted=("(a)",)), Decision("timeout", "cell", LOST, True)),
+    "denied, judge": (CellOutcome("failed"), [{**FAIL, "raised": "MemoryError"}], Flags(denied=DENIED),
+                      Decision("access-denied", "judge", {**FAIL, "raised": "MemoryError"}, False, "memory-limit")),
+    "denied, lost": (TIMEOUT_LOST, [LOST], Flags(denied=DENIED), Decision("access-denied", "cell", LOST, True)),
+    "not implemented (judge)": (CellOutcome("failed"), [NOT_IMPLEMENTED], Flags(),
+                                Decision("not-attempted", "not-implemented", NOT_IMPLEMENTED)),
+    "not implemented, checker error": (CellOutcome("failed"), [{**NOT_IMPLEMENTED, "status": "checker-error"}], Flags(),
+                                       Decision("checker-error", "judge", {**NOT_IMPLEMENTED, "status": "checker-error"})),
+    "judged pass, output differs": (CellOutcome("failed"), [PASS], Flags(), Decision("output-mismatch", "mismatch", PASS)),
+    "judged pass, output capped": (CellOutcome("failed", capped=True), [PASS], Flags(),
+                                   Decision("output-limit", "mismatch", PASS)),
+    "judged pass, then died": (CellOutcome("kernel-died"), [PASS], Flags(), Decision("kernel-died", "cell", PASS)),
+    "judge failed": (CellOutcome("failed"), [FAIL], Flags(), Decision("failed", "judge", FAIL)),
+    "judge status unknown": (CellOutcome("failed"), [{**FAIL, "status": "hacked"}], Flags(),
+                             Decision("failed", "judge", {**FAIL, "status": "hacked"})),
+    "judge status empty": (CellOutcome("failed"), [{**FAIL, "status": ""}], Flags(),
+                           Decision("failed", "judge", {**FAIL, "status": ""})),
+    "judge: disk": (CellOutcome("failed"), [{**FAIL, "raised": "OSError", "errno": 122}], Flags(),
+                    Decision("disk-limit", "judge", {**FAIL, "raised": "OSError", "errno": 122}, False, "disk-limit")),
+    "judge: no limit read from a checker error": (
+        CellOutcome("failed"), [{**FAIL, "status": "checker-error", "raised": "MemoryError"}], Flags(),
+        Decision("checker-error", "judge", {**FAIL, "status": "checker-error", "raised": "MemoryError"})),
+    "only the last verdict counts": (CellOutcome("failed"), [{**FAIL, "status": "checker-error"}, FAIL], Flags(),
+                                     Decision("failed", "judge", FAIL)),
+    "a refusal is no verdict": (CellOutcome("failed"), [FAIL, {"event": "refused", "passed": True, "status": "passed"}],
+                                Flags(), Decision("failed", "judge", FAIL)),
+    "unverified": (CellOutcome("passed"), [], Flags(), Decision("unverified", "unverified")),
+    "unverified, lost": (CellOutcome("passed"), [LOST], Flags(), Decision("unverified", "unverified", LOST, True)),
+    "answers: library": (CellOutcome("failed", error("NameError")), [LOST], Flags(answer_errors=(
+        ("(a)", failed_answer("MemoryError")), ("(b)", failed_answer("NotAvailableWhileGrading")))),
+        Decision("used-library", "answers", LOST, True)),
+    "answers: the cell's own limit first": (
+        CellOutcome("failed", error("OSError", errno=28)), [], Flags(answer_errors=(("(a)", failed_answer("MemoryError")),)),
+        Decision("disk-limit", "answers", None, False, "disk-limit")),
+    "answers: an answer cell's limit": (
+        CellOutcome("failed", error("NameError")), [], Flags(answer_errors=(
+            ("(a)", failed_answer("SyntaxError")), ("(b)", {"outcome": "failed", "timeout": True}),
+            ("(c)", failed_answer("BlockingIOError")))),
+        Decision("process-limit", "answers", None, False, "process-limit")),
+    "answers: error": (CellOutcome("failed", error("NameError")), [], Flags(answer_errors=(("(a)", failed_answer("X")),)),
+                       Decision("error", "answers")),
+    "not run": (CellOutcome("not-run"), [LOST], Flags(), Decision("not-run", "not-run", LOST, True)),
+    "cpu": (CellOutcome("kernel-died", cpu=True), [], Flags(), Decision("cpu-limit", "cell", None, False, "cpu-limit")),
+    "timeout": (CellOutcome("timeout"), [], Flags(), Decision("timeout", "cell")),
+    "died": (CellOutcome("kernel-died"), [], Flags(), Decision("kernel-died", "cell")),
+}
+
+
+@pytest.mark.parametrize("name", DECISIONS)
+def test_the_rule_decides_every_field_of_the_decision(name):
+    cell, judge, flags, expected = DECISIONS[name]
+    assert decide(cell=cell, judge=judge, flags=flags) == expected
+
+
+@pytest.mark.parametrize("raised, errno, limit", [
+    ("MemoryError", None, "memory-limit"), ("MemoryError", 28, "memory-limit"), ("OSError", 28, "disk-limit"),
+    ("OSError", 27, "disk-limit"), ("OSError", 122, "disk-limit"), ("BlockingIOError", None, "process-limit"),
+    ("BlockingIOError", 11, "process-limit"), ("BlockingIOError", 28, "disk-limit"), ("BlockingIOError", 4, ""),
+    ("OSError", 11, ""), ("OSError", None, ""), ("RecursionError", None, "")])
+def test_each_limit_is_named_by_its_exception_class_or_errno(raised, errno, limit):
+    assert limit_of(raised, errno) == limit
+
+
+def test_a_bad_cell_state_is_refused_naming_the_argument():
+    with pytest.raises(ValueError, match=r"^cell: expected a state in \('passed', 'failed', 'timeout', "
+                                         r"'kernel-died', 'not-run'\), got 'fine'$"):
+        decide(cell=CellOutcome("fine"), judge=[], flags=Flags())
+
+
+def test_the_typed_records_are_frozen_and_default_to_empty_values_of_their_types():
+    cell, flags, decision, context = CellOutcome("passed"), Flags(), Decision("passed"), Context()
+    assert (cell.error, cell.story, cell.capped, cell.cpu) == (None, (), False, False)
+    assert cell.error is None and cell.capped is False and cell.cpu is False and cell.story == ()
+    assert flags.copy is None and all(getattr(flags, f) == () for f in
+                                      ("review", "refused", "denied", "not_attempted", "answer_errors"))
+    assert (flags.run_failure, flags.grader_failure, flags.defined_in) == ("", "", {})
+    assert all(isinstance(getattr(flags, f), str) for f in ("run_failure", "grader_failure"))
+    assert (decision.why, decision.record, decision.lost, decision.limit) == ("", None, False, "")
+    assert decision.lost is False and decision.record is None and isinstance(decision.why, str)
+    assert isinstance(decision.limit, str)
+    assert (context.roles, context.titles, context.cell_timeout, context.timeout, context.limits) == ((), {}, 0.0, 0.0, None)
+    assert isinstance(context.cell_timeout, float) and isinstance(context.timeout, float) and context.limits is None
+    for record, name in ((cell, "state"), (flags, "copy"), (decision, "status"), (context, "roles")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, name, "changed")

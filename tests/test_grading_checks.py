@@ -231,3 +231,14 @@ def test_an_unfinished_stub_is_named_with_its_arguments_whole():
         assert call.startswith("observer_step(<Model ") and call.endswith("raised NotImplementedError: write observer_step")
         assert "array(" not in call and ", ," not in call and not re.search(r"-0\.(?!\d)", call)
         assert call.count("(") == call.count(")")
+
+
+def test_expected_and_got_never_show_a_negative_zero():
+    """A sign error on numbers that round to zero must not read as "expected [0.] got [-0.]"."""
+    from lessonlib.grading.checks.checker import Check, Context, _Failure
+    ctx = Context(Check("c", 1, ("f",), "t", None, "e"), np.random.default_rng(0), "s")
+    with pytest.raises(_Failure) as failure:
+        ctx.expect_close("tau", np.array([-1e-12, -2.0, 3e-7]), np.array([1e-12, 2.0, -3e-7]))
+    text = str(failure.value)
+    assert "expected\n    [0. 2. 0.]\n  got\n    [ 0. -2.  0.]" in text, text
+    assert not re.search(r"-0\.(?!\d)", text)

@@ -430,7 +430,10 @@ class _Failure(CheckFailed):
 
 
 def _fmt(a):
-    return np.array2string(np.asarray(a, dtype=float), precision=6, suppress_small=True, max_line_width=100)
+    """Expected and got numbers in a failure: 6 decimals, what rounds to 0 shown as 0 (never as -0)."""
+    a = np.asarray(a, dtype=float)
+    a = np.where(np.abs(a) < 5e-7, 0.0, a)
+    return np.array2string(a, precision=6, suppress_small=True, max_line_width=100)
 
 
 def _signature(fn, args, kwargs):

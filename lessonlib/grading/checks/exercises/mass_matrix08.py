@@ -104,10 +104,19 @@ def growing_factor_spd(ctx, n):
     """``M = L Lᵀ`` with ``L = (1 − strictly lower ones) diag(d)``, ``d`` in [0.5, 2].
 
     A classic triangular matrix whose inverse has entries up to ``2^(n−1)``: two triangular solves with
-    ``L`` stay backward stable, products with ``inv(L)`` do not.
+    ``L`` stay backward stable, products with ``inv(L)`` do not. Such an ``M`` has a condition number near
+    1e18, and about one draw in a thousand is not positive definite in floating point (LAPACK's Cholesky,
+    ``np.linalg.cholesky`` or ``scipy``'s, refuses it; hand-written loops did not, over 3000 draws): those
+    are drawn again, or the reference answer would fail.
     """
-    L = (np.eye(n) - np.tril(np.ones((n, n)), -1)) @ np.diag(ctx.rng.uniform(0.5, 2.0, n))
-    return L @ L.T
+    while True:
+        L = (np.eye(n) - np.tril(np.ones((n, n)), -1)) @ np.diag(ctx.rng.uniform(0.5, 2.0, n))
+        M = L @ L.T
+        try:
+            np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            continue
+        return M
 
 
 def indefinite_symmetric(ctx, n):

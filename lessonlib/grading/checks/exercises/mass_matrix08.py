@@ -19,10 +19,12 @@ The notebook's instructions for (c) are enforced numerically: ``mass-cholesky-sp
 symmetric matrix that is not positive definite, which has no Cholesky factor (so ``np.linalg.solve``
 or ``lstsq``, which solve it anyway, fail there), and ``mass-cholesky-stable`` measures the backward
 error on matrices where forming an inverse — of ``M`` or of its factor ``L`` — loses digits that two
-triangular solves keep. Known mistakes (gravity left on in the ID columns, the composite inertia
-handed to ``i − 1`` on a tree, ``X 𝓘 Xᵀ`` for ``Xᵀ 𝓘 X``, half of ``M``, the triangular solves in the
-wrong order, the bias with the wrong sign or without gravity or ``f_ext``, ``−Jᵀ F`` for ``Jᵀ F``) are
-the algorithms written here with one piece replaced; the forward-dynamics checks also receive the
+triangular solves keep; both first solve one mass matrix, so that a wrong solve is named as such. Known
+mistakes (gravity left on in the ID columns, the composite inertia handed to ``i − 1`` on a tree,
+``X 𝓘 Xᵀ`` for ``Xᵀ 𝓘 X``, half of ``M``, the triangular solves in the wrong order, a solve without the
+factor, an inverse of ``M`` or of ``L``, the bias with the wrong sign or without gravity or ``f_ext``,
+``−Jᵀ F`` for ``Jᵀ F``) are the algorithms written here with one piece replaced (an unstable solve is
+recognised by the digits it loses, ``log10`` of its residual); the forward-dynamics checks also receive the
 student's ``crba``, ``mass_matrix_from_id`` and ``cholesky_solve`` to say which one is wrong on a
 failing case (e.g. a ``LinAlgError`` in ``cholesky_solve`` because ``crba`` is wrong on trees).
 
@@ -36,7 +38,7 @@ check                      points  what it tests
 ``mass-crba-energy``       1       ``crba`` on the UR5 and [SWC16]'s arm: energy, symmetry, ``q_1``
 ``mass-cholesky``          1       ``cholesky_solve``: ``M x = b`` for mass matrices
 ``mass-cholesky-spd``      1       ``cholesky_solve`` solves one M, refuses matrices that are not positive definite
-``mass-cholesky-stable``   1       ``cholesky_solve`` is backward stable where an inverse is not
+``mass-cholesky-stable``   1       ``cholesky_solve`` solves one M, is backward stable where an inverse is not
 ``mass-fd``                1       ``forward_dynamics`` = ABA on chains ([DB4 §4.2]'s arm, random chains)
 ``mass-fd-roundtrip``      1       ``forward_dynamics`` on trees, gravity and ``f_ext``: ``ID(FD(τ)) = τ``
 ``mass-jtf``               1       ``tip_wrench_torques``: ``J_bᵀ F`` and the power ``τᵀ q̇ = Fᵀ V_n``
@@ -53,7 +55,8 @@ from lessonlib.dynamics import aba, crba, rnea
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, jacobian, joint_transforms
 from .. import display
-from ..checker import Exercise, Variant
+from ..checker import REFUSALS, Exercise, Variant
+from ...kernel.errors import CheckFailed
 from ._common import random_gravity, random_model, random_state, random_tree
 
 EXERCISE = Exercise(
@@ -78,6 +81,8 @@ BACKWARD_RTOL = 1e-13
 ILL_CONDITION = 1e12
 #: Size of the matrices whose Cholesky factor has an inverse with entries up to 2^(n−1).
 GROWTH_N = 26
+#: ``mass-cholesky-stable`` recognises a known mistake by ``log10`` of its residual, within this many decades.
+RESIDUAL_DECADES = 1.0
 
 
 # --- reference quantities (judge side; never sent to the kernel) ------------------------------
@@ -218,6 +223,17 @@ CHOL_NO_TRANSPOSE = Variant("your back substitution seems to solve L x = w where
                             cholesky_solve=partial(cholesky_with, second=lambda L: L))
 CHOL_FORWARD_ONLY = Variant("your cholesky_solve seems to stop after the forward substitution L w = b: x solves "
                             "Lᵀx = w (back substitution)", cholesky_solve=partial(cholesky_with, both=False))
+CHOL_NO_FACTOR = Variant("your cholesky_solve seems to solve M x = b without the Cholesky factor (np.linalg.solve, "
+                         "lstsq or an inverse solve any invertible M): factor M = L Lᵀ (np.linalg.cholesky or your own "
+                         "loops) and solve through L, so that a matrix that is not positive definite raises",
+                         cholesky_solve=lambda M, b: np.linalg.solve(M, b))
+CHOL_INV_M = Variant("your cholesky_solve seems to multiply by an inverse of M (np.linalg.inv(M) @ b, or "
+                     "inv(Lᵀ) @ inv(L), the same matrix): that loses about cond(M) · 1e-16; solve L w = b, then Lᵀx = w",
+                     cholesky_solve=lambda M, b: np.linalg.inv(M) @ b)
+CHOL_INV_L = Variant(f"your cholesky_solve seems to multiply by inv(L) (inv(L) @ b, then inv(L)ᵀ or inv(Lᵀ)): inv(L) has "
+                     f"entries up to 2^{GROWTH_N - 1} here, and the products lose them; solve with L itself (forward substitution "
+                     "L w = b, then back substitution Lᵀx = w)",
+                     cholesky_solve=lambda M, b: (lambda Li: Li.T @ (Li @ b))(np.linalg.inv(np.linalg.cholesky(M))))
 FD_BIAS_SIGN = Variant("your forward dynamics seems to add the bias h; the equation is M qdd = tau - h",
                        forward_dynamics=partial(fd_with, bias_sign=+1.0))
 FD_BIAS_NO_GRAVITY = Variant("your bias h seems to lack gravity: h = ID(q, qd, 0) with the same gravity "
@@ -325,6 +341,34 @@ def check_crba_energy(ctx, crba_student):
 
 # --- (c) Cholesky solve and forward dynamics -------------------------------------------------------
 
+_CHOLESKY_HINT = "M = L Lᵀ; solve L w = b (forward substitution), then Lᵀx = w (back substitution)"
+
+
+def _expect_mass_solve(ctx, cholesky_solve):
+    """First, a mass matrix the solve must get right (a wrong solve fails here, not as a stability problem)."""
+    model = random_model(ctx, tree=True, n_min=3, n_max=6)
+    M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
+    b = ctx.rng.normal(size=model.n)
+    ctx.expect_close(f"x ({model.n},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b), hint=_CHOLESKY_HINT)
+
+
+def _finite_answer(ctx, fn, *args):
+    """``fn(*args)`` as a finite array, or None where it refuses: raises a numerical error (``REFUSALS``), returns
+    NaN, inf or no numbers — what :meth:`Context.expect_refusal` accepts. Any other error fails as usual. (Not
+    ``expect_refusal`` itself: its failure carries no numbers, so no known mistake could be recognised there.)"""
+    try:
+        got = ctx.call(fn, *args)
+    except CheckFailed as failure:
+        if getattr(failure, "raised", "") in REFUSALS:
+            return None
+        raise
+    try:
+        arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr if np.all(np.isfinite(arr)) else None
+
+
 @EXERCISE.check("mass-cholesky", points=1, functions=("cholesky_solve",), title="Cholesky solve of M x = b",
                 variants=(CHOL_ORDER, CHOL_NO_TRANSPOSE, CHOL_FORWARD_ONLY))
 def check_cholesky(ctx, cholesky_solve):
@@ -335,34 +379,35 @@ def check_cholesky(ctx, cholesky_solve):
     cases.append(crba(samples.ur5(), ctx.rng.uniform(-np.pi, np.pi, 6)))
     for M in cases:
         b = ctx.rng.normal(size=len(M))
-        ctx.expect_close(f"x ({len(M)},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
-                         hint="M = L Lᵀ; solve L w = b (forward substitution), then Lᵀx = w (back substitution)")
+        ctx.expect_close(f"x ({len(M)},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b), hint=_CHOLESKY_HINT)
 
 
 @EXERCISE.check("mass-cholesky-spd", points=1, functions=("cholesky_solve",),
-                title="a Cholesky solve refuses a matrix that is not positive definite")
+                title="a Cholesky solve refuses a matrix that is not positive definite",
+                variants=(CHOL_NO_FACTOR, CHOL_ORDER, CHOL_NO_TRANSPOSE, CHOL_FORWARD_ONLY))
 def check_cholesky_spd(ctx, cholesky_solve):
-    model = random_model(ctx, tree=True, n_min=3, n_max=6)               # first, a mass matrix it must solve
-    M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
-    b = ctx.rng.normal(size=model.n)
-    ctx.expect_close(f"x ({model.n},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b),
-                     hint="M = L Lᵀ; solve L w = b (forward substitution), then Lᵀx = w (back substitution)")
+    _expect_mass_solve(ctx, cholesky_solve)
     for n in (3, 5, 7):
         M = indefinite_symmetric(ctx, n)
         b = ctx.rng.normal(size=n)
         eigenvalues = np.linalg.eigvalsh(M)
         call = (f"cholesky_solve(M, b) with a symmetric {n}x{n} M that is not positive definite (eigenvalues "
                 f"{display.array(eigenvalues)})")
-        ctx.expect_refusal(f"x ({n},)", cholesky_solve, M, b, call=call,
-                           hint="this M has no Cholesky factor, so a solve through M = L Lᵀ must fail "
-                                "(np.linalg.cholesky raises LinAlgError; your own loops meet the square root of a "
-                                "negative number); np.linalg.solve or lstsq would solve it anyway — the exercise asks "
-                                "for the factor, which is also how a wrong mass matrix shows itself")
+        x = _finite_answer(ctx, cholesky_solve, M, b)
+        if x is not None:
+            ctx.fail(f"x ({n},): expected an error (or NaN), got finite numbers\n{display.indent(display.array(x), 4)}",
+                     call=call, got=x,
+                     hint="this M has no Cholesky factor, so a solve through M = L Lᵀ must fail "
+                          "(np.linalg.cholesky raises LinAlgError; your own loops meet the square root of a "
+                          "negative number); np.linalg.solve or lstsq would solve it anyway — the exercise asks "
+                          "for the factor, which is also how a wrong mass matrix shows itself")
 
 
 @EXERCISE.check("mass-cholesky-stable", points=1, functions=("cholesky_solve",),
-                title="Cholesky solve stays accurate where an inverse does not")
+                title="Cholesky solve stays accurate where an inverse does not",
+                variants=(CHOL_INV_M, CHOL_INV_L, CHOL_ORDER, CHOL_NO_TRANSPOSE, CHOL_FORWARD_ONLY))
 def check_cholesky_stable(ctx, cholesky_solve):
+    _expect_mass_solve(ctx, cholesky_solve)
     cases = [(ill_conditioned_spd(ctx, n, ILL_CONDITION), f"a random {n}x{n} matrix of condition number "
               f"{ILL_CONDITION:.0e}") for n in (3, 6, 8)]
     cases += [(growing_factor_spd(ctx, GROWTH_N), f"a {GROWTH_N}x{GROWTH_N} matrix whose factor L has an inverse "
@@ -375,7 +420,10 @@ def check_cholesky_stable(ctx, cholesky_solve):
         x = ctx.expect_shape(f"x ({n},)", ctx.call(cholesky_solve, M, b), (n,), call=call)
         r = relative_residual(M, x, b, x_true)
         if r > BACKWARD_RTOL:
+            # the numbers of an unstable solve are rounding noise: its signature is how many digits it loses,
+            # so a known mistake is recognised by log10 of the residual, within a factor of 10
             ctx.fail(f"relative residual |M x - b| / (|M| |x|): expected <= {BACKWARD_RTOL:g}, got {r:.2g}", call=call,
+                     got=np.log10(r), atol=RESIDUAL_DECADES,
                      hint="forming an inverse — inv(M), or inv(L) of the factor — loses accuracy (about cond(M) * 1e-16 "
                           "for inv(M), and the growth of inv(L)'s entries for inv(L)); two triangular solves with "
                           "L do not")

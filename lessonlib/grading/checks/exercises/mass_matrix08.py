@@ -224,15 +224,15 @@ CHOL_NO_TRANSPOSE = Variant("your back substitution seems to solve L x = w where
 CHOL_FORWARD_ONLY = Variant("your cholesky_solve seems to stop after the forward substitution L w = b: x solves "
                             "Lᵀx = w (back substitution)", cholesky_solve=partial(cholesky_with, both=False))
 CHOL_NO_FACTOR = Variant("your cholesky_solve seems to solve M x = b without the Cholesky factor (np.linalg.solve, "
-                         "lstsq or an inverse solve any invertible M): factor M = L Lᵀ (np.linalg.cholesky or your own "
-                         "loops) and solve through L, so that a matrix that is not positive definite raises",
+                         "lstsq or an inverse solve any invertible M): factor M = L Lᵀ (np.linalg.cholesky or your "
+                         "own loops) and solve through L, so that a matrix that is not positive definite raises",
                          cholesky_solve=lambda M, b: np.linalg.solve(M, b))
 CHOL_INV_M = Variant("your cholesky_solve seems to multiply by an inverse of M (np.linalg.inv(M) @ b, or "
-                     "inv(Lᵀ) @ inv(L), the same matrix): that loses about cond(M) · 1e-16; solve L w = b, then Lᵀx = w",
-                     cholesky_solve=lambda M, b: np.linalg.inv(M) @ b)
-CHOL_INV_L = Variant(f"your cholesky_solve seems to multiply by inv(L) (inv(L) @ b, then inv(L)ᵀ or inv(Lᵀ)): inv(L) has "
-                     f"entries up to 2^{GROWTH_N - 1} here, and the products lose them; solve with L itself (forward substitution "
-                     "L w = b, then back substitution Lᵀx = w)",
+                     "inv(Lᵀ) @ inv(L), the same matrix): that loses about cond(M) · 1e-16; solve L w = b, "
+                     "then Lᵀx = w", cholesky_solve=lambda M, b: np.linalg.inv(M) @ b)
+CHOL_INV_L = Variant(f"your cholesky_solve seems to multiply by inv(L) (inv(L) @ b, then inv(L)ᵀ or inv(Lᵀ)): "
+                     f"inv(L) has entries up to 2^{GROWTH_N - 1} here, and the products lose them; solve with L "
+                     "itself (forward substitution L w = b, then back substitution Lᵀx = w)",
                      cholesky_solve=lambda M, b: (lambda Li: Li.T @ (Li @ b))(np.linalg.inv(np.linalg.cholesky(M))))
 FD_BIAS_SIGN = Variant("your forward dynamics seems to add the bias h; the equation is M qdd = tau - h",
                        forward_dynamics=partial(fd_with, bias_sign=+1.0))
@@ -345,8 +345,10 @@ _CHOLESKY_HINT = "M = L Lᵀ; solve L w = b (forward substitution), then Lᵀx =
 
 
 def _expect_mass_solve(ctx, cholesky_solve):
-    """First, a mass matrix the solve must get right (a wrong solve fails here, not as a stability problem)."""
-    model = random_model(ctx, tree=True, n_min=3, n_max=6)
+    """First, a mass matrix the solve must get right (a wrong solve fails here, not as a stability problem).
+
+    A chain's: a tree's ``M`` may be diagonal (every body on the base), where ``L = Lᵀ`` hides a swapped solve."""
+    model = random_model(ctx, tree=False, n_min=3, n_max=6)
     M = crba(model, ctx.rng.uniform(-np.pi, np.pi, model.n))
     b = ctx.rng.normal(size=model.n)
     ctx.expect_close(f"x ({model.n},)", ctx.call(cholesky_solve, M, b), np.linalg.solve(M, b), hint=_CHOLESKY_HINT)

@@ -12,14 +12,33 @@ from lessonlib.grading.checks.exercises.applications11 import limits as M11_LIMI
 from lessonlib.grading.checks.exercises.applications11 import observer as M11_OBSERVER
 
 LIMIT_CLIP = "return np.clip(tau, -np.asarray(tau_max), np.asarray(tau_max))"
+CT_V = "v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)"
+CT_BIAS = "bias_forces(model, q, qd, gravity=gravity)"
+CT_CHECKS = ("app-ct-law", "app-ct-closed-loop")
 
 
 CASES = [
     ("applications11", [("answer-pd", "g = rnea(model, q, zero, zero, gravity=gravity)", "g = rnea(model, q, zero, zero)")],
      {"app-gravity-hold": M11_CONTROL.GRAVITY_NOT_PASSED, "app-pd-gravity": M11_CONTROL.GRAVITY_NOT_PASSED}),
+    ("applications11", [("answer-ct", "Kd * (qd_d - qd) + Kp * (q_d - q)", "Kd * (qd - qd_d) + Kp * (q - q_d)")],
+     dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_ERROR_SIGN)),
+    ("applications11", [("answer-ct", "Kd * (qd_d - qd)", "-Kd * qd")],
+     dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_DAMP_QD)),
+    ("applications11", [("answer-ct", CT_V, "v = qdd_d"),
+                        ("answer-ct", "crba(model, q) @ v +",
+                         "crba(model, q) @ v + Kd * (qd_d - qd) + Kp * (q_d - q) +")],
+     dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_GAINS_OUTSIDE)),
+    ("applications11", [("answer-ct", " + " + CT_BIAS, "")], dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_NO_BIAS)),
+    ("applications11", [("answer-ct", CT_BIAS, "bias_forces(model, q, qd, gravity=np.zeros(3))")],
+     dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_NO_GRAVITY)),
+    ("applications11", [("answer-ct", CT_BIAS, "gravity_torques(model, q, gravity=gravity)")],
+     dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_NO_VELOCITY)),
+    ("applications11", [("answer-ct", "return crba(model, q) @ v + " + CT_BIAS, "return rnea(model, q, qd, v)")],
+     dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_GRAVITY_NOT_PASSED)),
     ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
      {"app-friction-columns": M11_FRICTION.COL_NO_SIGN}),
-("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")], {"app-friction-columns": M11_FRICTION.COL_COULOMB_SIGMA}),
+    ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")],
+     {"app-friction-columns": M11_FRICTION.COL_COULOMB_SIGMA}),
     ("applications11", [("answer-friction", "e = np.exp(-(QD / np.asarray(vs, dtype=float)) ** 2)",
                          "e = np.exp(-np.abs(QD / np.asarray(vs, dtype=float)))")],
      {"app-friction-columns": M11_FRICTION.COL_EXPONENT}),
@@ -61,7 +80,7 @@ CASES = [
                          "return regressor(model, q, qd, a)")], {"app-sl-regressor": M11_SL.Y_C_QD}),
     ("applications11", [("answer-sl", "return regressor(model, q, zero, a) + 0.5 * (c(qd + v) - c(qd) - c(v))",
                          "return regressor(model, q, v, a)")], {"app-sl-regressor": M11_SL.Y_C_V}),
-("applications11", [("answer-sl", "+ 0.5 * (c(qd + v)", "+ (c(qd + v)")], {"app-sl-regressor": M11_SL.Y_NO_HALF}),
+    ("applications11", [("answer-sl", "+ 0.5 * (c(qd + v)", "+ (c(qd + v)")], {"app-sl-regressor": M11_SL.Y_NO_HALF}),
     ("applications11", [("answer-sl", "regressor(model, q, x, zero, gravity=np.zeros(3))", "regressor(model, q, x, zero)")],
      {"app-sl-regressor": M11_SL.Y_C_GRAVITY}),
     ("applications11", [("answer-sl", "-Gamma * (Y.T @ s)", "Gamma * (Y.T @ s)")],

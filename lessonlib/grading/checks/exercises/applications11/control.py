@@ -10,7 +10,7 @@ from functools import partial
 import numpy as np
 
 from lessonlib import samples
-from lessonlib.dynamics import aba, gravity_torques
+from lessonlib.dynamics import aba, bias_forces, crba, gravity_torques
 from lessonlib.dynamics.control import computed_torque, gravity_compensation
 from lessonlib.dynamics.regressor import inertial_parameters, model_with_parameters
 from ...checker import Variant
@@ -89,11 +89,54 @@ def check_pd_gravity(ctx, pd_gravity):
 
 # --- (b) computed torque ---------------------------------------------------------------------------
 
+def ct_with(model, q, qd, q_d, qd_d, qdd_d, Kp, Kd, gravity=None, *, error_sign=1.0, damp_qd=False,
+            gains_inside=True, bias="c+g", pass_gravity=True):
+    """``τ = M(q) v + c + g`` with ``v = q̈_d + K_d (q̇_d − q̇) + K_p (q_d − q)`` — or a slip: the errors with
+    ``error_sign = −1`` (``q − q_d``), ``− K_d q̇`` for the damping (``damp_qd``), the gains outside ``M``
+    (``gains_inside=False``: ``M q̈_d`` + the PD terms), another ``bias`` (``"none"``, ``"c"``: no gravity, ``"g"``:
+    no velocity terms), or ``gravity`` not passed on (always ``model.gravity``)."""
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    damping = -Kd * qd if damp_qd else error_sign * Kd * (np.asarray(qd_d, dtype=float) - qd)
+    feedback = damping + error_sign * Kp * (np.asarray(q_d, dtype=float) - q)
+    M = crba(model, q)
+    tau = M @ (qdd_d + feedback) if gains_inside else M @ np.asarray(qdd_d, dtype=float) + feedback
+    g = gravity if pass_gravity else None
+    return tau + {"c+g": lambda: bias_forces(model, q, qd, gravity=g), "none": lambda: 0.0,
+                  "c": lambda: bias_forces(model, q, qd, gravity=np.zeros(3)),
+                  "g": lambda: gravity_torques(model, q, gravity=g)}[bias]()
+
+
+CT_ERROR_SIGN = Variant("your feedback seems to push away from the reference: with q̃ = q − q_d the commanded "
+                        "acceleration is q̈_d − K_d q̃̇ − K_p q̃ = qdd_d + Kd (qd_d − qd) + Kp (q_d − q); yours "
+                        "adds K_d q̃̇ + K_p q̃", computed_torque=partial(ct_with, error_sign=-1.0))
+CT_DAMP_QD = Variant("your damping seems to act on q̇ itself (− K_d q̇, as in (a)'s PD law); computed torque "
+                     "damps the velocity error: − K_d q̃̇ = Kd (qd_d − qd)",
+                     computed_torque=partial(ct_with, damp_qd=True))
+CT_GAINS_OUTSIDE = Variant("your PD terms seem to be added to the torque outside M(q): τ = M(q) q̈_d − K_d q̃̇ "
+                           "− K_p q̃ + c + g; the gains belong inside, in the commanded acceleration "
+                           "v = q̈_d − K_d q̃̇ − K_p q̃, then τ = M(q) v + c + g",
+                           computed_torque=partial(ct_with, gains_inside=False))
+CT_NO_BIAS = Variant("your τ seems to stop at M(q) v: the bias c(q, q̇) + g(q) is missing (bias_forces(model, q, "
+                     "qd, gravity=gravity), or the whole τ from one rnea(model, q, qd, v, gravity=gravity))",
+                     computed_torque=partial(ct_with, bias="none"))
+CT_NO_GRAVITY = Variant("your bias seems to lack gravity: c(q, q̇) is there but g(q) is not (gravity switched "
+                        "off?); bias_forces(model, q, qd, gravity=gravity) is c + g",
+                        computed_torque=partial(ct_with, bias="c"))
+CT_NO_VELOCITY = Variant("your bias seems to be g(q) alone: the velocity terms c(q, q̇) are missing; "
+                         "bias_forces(model, q, qd, gravity=gravity) is c + g",
+                         computed_torque=partial(ct_with, bias="g"))
+CT_GRAVITY_NOT_PASSED = Variant("your c + g seems to ignore the gravity argument: it uses model.gravity whatever "
+                                "the caller asks; pass it on (bias_forces(..., gravity=gravity) or rnea(..., "
+                                "gravity=gravity))", computed_torque=partial(ct_with, pass_gravity=False))
+_CT_VARIANTS = (CT_ERROR_SIGN, CT_DAMP_QD, CT_GAINS_OUTSIDE, CT_NO_BIAS, CT_NO_GRAVITY, CT_NO_VELOCITY,
+                CT_GRAVITY_NOT_PASSED)
+
+
 @EXERCISE.check("app-ct-law", points=2, functions=("computed_torque",),
-                title="the computed-torque law")
+                title="the computed-torque law", variants=_CT_VARIANTS)
 def check_ct_law(ctx, computed_torque_student):
     for k in range(4):
-        plant = random_chain(ctx, n_max=5)
+        plant = random_chain(ctx, n_max=5, prismatic=k > 0)     # the first has velocity terms: no all-prismatic chain
         n = plant.n
         model = plant if k < 2 else model_with_parameters(plant, inertial_parameters(plant) * ctx.rng.uniform(0.8, 1.2))
         q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
@@ -111,7 +154,7 @@ def check_ct_law(ctx, computed_torque_student):
 
 
 @EXERCISE.check("app-ct-closed-loop", points=1, functions=("computed_torque",),
-                title="computed torque linearises the loop: qdd = qdd_d + Kd e_dot + Kp e")
+                title="computed torque linearises the loop: qdd = qdd_d + Kd e_dot + Kp e", variants=_CT_VARIANTS)
 def check_ct_closed_loop(ctx, computed_torque_student):
     for k, model in enumerate((samples.ur5(), random_chain(ctx, n_max=5))):
         n = model.n

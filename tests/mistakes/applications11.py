@@ -8,12 +8,14 @@ from __future__ import annotations
 from lessonlib.grading.checks.exercises.applications11 import adaptive as M11_SL
 from lessonlib.grading.checks.exercises.applications11 import control as M11_CONTROL
 from lessonlib.grading.checks.exercises.applications11 import friction as M11_FRICTION
+from lessonlib.grading.checks.exercises.applications11 import identification as M11_FIT
 from lessonlib.grading.checks.exercises.applications11 import limits as M11_LIMITS
 from lessonlib.grading.checks.exercises.applications11 import observer as M11_OBSERVER
 
 LIMIT_CLIP = "return np.clip(tau, -np.asarray(tau_max), np.asarray(tau_max))"
 CT_V = "v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)"
 CT_BIAS = "bias_forces(model, q, qd, gravity=gravity)"
+FIT_LSTSQ = "np.linalg.lstsq(W, TAU.ravel(), rcond=None)[0]"
 CT_CHECKS = ("app-ct-law", "app-ct-closed-loop")
 
 
@@ -35,6 +37,21 @@ CASES = [
      dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_NO_VELOCITY)),
     ("applications11", [("answer-ct", "return crba(model, q) @ v + " + CT_BIAS, "return rnea(model, q, qd, v)")],
      dict.fromkeys(CT_CHECKS, M11_CONTROL.CT_GRAVITY_NOT_PASSED)),
+    ("applications11", [("answer-fit", "TAU.ravel()", "TAU.T.ravel()")],
+     dict.fromkeys(("app-fit-exact", "app-fit-stable", "app-fit-noisy", "app-fit-r2"), M11_FIT.FIT_TAU_ORDER)),
+    ("applications11", [("answer-fit", FIT_LSTSQ, "np.linalg.inv(W.T @ W) @ W.T @ TAU.ravel()")],
+     {"app-fit-stable": M11_FIT.FIT_NORMAL_EQUATIONS}),
+    ("applications11", [("answer-fit", FIT_LSTSQ, "np.linalg.solve(W.T @ W, W.T @ TAU.ravel())")],
+     {"app-fit-stable": M11_FIT.FIT_NORMAL_EQUATIONS}),
+    ("applications11", [("answer-fit", "((TAU - TAU.mean(axis=0)) ** 2).sum()", "(TAU ** 2).sum()")],
+     {"app-fit-r2": M11_FIT.R2_NOT_CENTRED}),
+    ("applications11", [("answer-fit", "r2 = 1 - ((TAU", "r2 = ((TAU")],
+     {"app-fit-exact": M11_FIT.R2_SHARE, "app-fit-r2": M11_FIT.R2_SHARE}),
+    ("applications11", [("answer-fit", "TAU.mean(axis=0)", "TAU.mean()")], {"app-fit-r2": M11_FIT.R2_GLOBAL_MEAN}),
+    ("applications11", [("answer-fit", "r2 = 1 - ((TAU - TAU_hat) ** 2).sum() / ((TAU - TAU.mean(axis=0)) ** 2).sum()",
+                         "r2 = np.mean([1 - ((TAU[:, j] - TAU_hat[:, j]) ** 2).sum()"
+                         " / ((TAU[:, j] - TAU[:, j].mean()) ** 2).sum() for j in range(TAU.shape[1])])")],
+     {"app-fit-r2": M11_FIT.R2_JOINT_AVERAGE}),
     ("applications11", [("answer-friction", "sigma * e], axis=-1)", "e], axis=-1)")],
      {"app-friction-columns": M11_FRICTION.COL_NO_SIGN}),
     ("applications11", [("answer-friction", "sigma * (1 - e)", "sigma")],

@@ -296,9 +296,9 @@ class Context:
             arr = np.asarray(got, dtype=float)
         except (TypeError, ValueError):
             return
-        if np.all(np.isfinite(arr)):
+        if np.all(np.isfinite(arr)):                      # the numbers, so that a known mistake is recognised here
             self._fail(f"{what}: expected an error (or NaN), got finite numbers\n{display.indent(_fmt(arr), 4)}", call=call,
-                       hint=hint)
+                       hint=hint, got=arr)
 
     def fail(self, message, *, call="", hint="", got=None, atol=None):
         """Fail the check with an expected-vs-got ``message`` (plus the call that produced it).

@@ -435,3 +435,61 @@ def test_the_typed_records_are_frozen_and_default_to_empty_values_of_their_types
     for record, name in ((cell, "state"), (flags, "copy"), (decision, "status"), (context, "roles")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(record, name, "changed")
+
+
+# --- the words of each story (a message is wording only, but it must be the right story, whole) ----------------
+
+def _message(cell, judge, flags):
+    return verdict(cell=cell, judge=judge, flags=flags, context=CONTEXT)
+
+
+def test_each_story_is_told_whole():
+    stub = _message(CellOutcome("failed"), [FAIL], Flags(not_attempted=("(a) First", "(b) Second")))
+    assert stub == ("not-attempted", "your answer cell “(a) First”, “(b) Second” is still the exercise's stub")
+    raised = {**NOT_IMPLEMENTED, "message": "rnea(...) raised NotImplementedError: write rnea"}
+    assert _message(CellOutcome("failed"), [raised], Flags()) == (
+        "not-attempted", "your function still raises NotImplementedError (the exercise's stub)\nrnea(...) raised "
+                         "NotImplementedError: write rnea")
+    assert _message(CellOutcome("failed"), [{"check": "c", "passed": False, "status": "error",
+                                             "raised": "NotImplementedError"}], Flags()) == (
+        "not-attempted", "your function still raises NotImplementedError (the exercise's stub)\n")
+    assert _message(CellOutcome("failed", error("AssertionError", "x")), [PASS], Flags())[1] == \
+        wording.output_mismatch("AssertionError: x")
+    assert _message(CellOutcome("failed"), [{"check": "c", "passed": False, "status": "failed"}], Flags()) == ("failed", "")
+    lost = {k: v for k, v in LOST.items() if k != "message"}
+    assert _message(TIMEOUT_LOST, [lost], Flags())[1].startswith("the check ran out of time")
+    failed_copy = _message(CellOutcome("failed"), [FAIL], Flags(copy=COPY))
+    assert failed_copy == ("failed", FAIL["message"] + "\n" + wording.copy_reason(COPY))
+
+
+def test_a_limit_is_named_once_and_a_denied_access_is_not_called_a_limit():
+    memory = {**FAIL, "raised": "MemoryError"}
+    status, message = _message(CellOutcome("failed"), [memory], Flags())
+    assert (status, message) == ("memory-limit", "your code reached the memory limit (2 GiB per process)\n"
+                                                 + FAIL["message"])
+    status, message = _message(CellOutcome("failed"), [memory], Flags(denied=DENIED))
+    assert status == "access-denied" and "memory limit" not in message
+    assert message == ("your code tried to reach /etc/shadow (in f), outside the grader's sandbox; the access was "
+                       "denied. Compute the answer yourself.\n" + FAIL["message"])
+
+
+def test_a_pass_has_no_message_whatever_else_is_known():
+    from lessonlib.grading.verdict import words
+    assert words(Decision("passed", "", PASS), cell=CellOutcome("passed", story=("interrupted",)),
+                 flags=Flags(copy=COPY, denied=DENIED), context=CONTEXT) == ""
+
+
+def test_cell_outcomes_keep_a_capped_output_and_call_a_stuck_kernel_stuck_not_dead():
+    roles = [CellRole("setup"), CellRole("check", "c1"), CellRole("check", "c2")]
+    capped = {"outcome": "failed", "capped": True, "error": error("CheckFailed")}
+    assert cell_outcomes(roles, {0: OK, 1: capped, 2: OK}, True)["c1"] == CellOutcome(
+        "failed", error("CheckFailed"), (), True, False)
+    # interrupted, then dead: the kernel did not stop when told (stuck), which is no CPU limit whatever its exit
+    stuck = {"outcome": "failed", "timeout": True, "stuck": True, "died": True}
+    out = cell_outcomes(roles, {0: OK, 1: stuck}, True, kernel_exit=-signal.SIGXCPU)
+    assert out == {"c1": CellOutcome("kernel-died", None, ("here", "stuck"), False, False),
+                   "c2": CellOutcome("timeout", None, ("told", "c1"), False, False)}
+    died = {"outcome": "failed", "died": True}
+    out = cell_outcomes(roles, {0: OK, 1: died}, True, kernel_exit=-signal.SIGXCPU)
+    assert out == {"c1": CellOutcome("kernel-died", None, ("here", "cpu"), False, True),
+                   "c2": CellOutcome("kernel-died", None, ("told", "c1"), False, True)}

@@ -156,8 +156,8 @@ def _outcome(cell, verdicts, flags):
         return Decision(cell.state, "cell", judged_pass)
     last = verdicts[-1] if verdicts else None
     if last is not None and last.get("status") != NO_ANSWER:
-        status = str(last.get("status") or "failed")
-        status = status if status in STATUSES else "failed"
+        status = str(last.get("status"))
+        status = status if status in STATUSES else "failed"     # none, or one the rule does not know
         limit = limit_of(last.get("raised"), last.get("errno")) if status == "failed" else ""
         return Decision(limit or status, "judge", last, limit=limit)
     lost = last is not None

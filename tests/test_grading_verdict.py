@@ -493,3 +493,96 @@ def test_cell_outcomes_keep_a_capped_output_and_call_a_stuck_kernel_stuck_not_de
     out = cell_outcomes(roles, {0: OK, 1: died}, True, kernel_exit=-signal.SIGXCPU)
     assert out == {"c1": CellOutcome("kernel-died", None, ("here", "cpu"), False, True),
                    "c2": CellOutcome("kernel-died", None, ("told", "c1"), False, True)}
+
+
+# --- one run's check results (the grade: points, withheld points, what nbval and the judge saw) -----------------
+
+def _tour(answers=None, **run):
+    """Exercise 00's reference, its checker module, a submission (the solution, or ``answers``) and a run record."""
+    import pathlib                                                       # noqa: PLC0415
+    from lessonlib.grading.checks.checker import load_exercise          # noqa: PLC0415
+    from lessonlib.grading.notebook import Submission, build_graded, load_reference  # noqa: PLC0415
+    from lessonlib.grading.run import RunRecord                          # noqa: PLC0415
+    reference = load_reference(pathlib.Path(__file__).resolve().parents[1] / "solutions" / "00_tour.ipynb")
+    submission = Submission("s.ipynb", {**reference.answer_sources(), **(answers or {})}, "s")
+    _, roles = build_graded(reference, submission)
+    cells = {n: OK for n in range(len(roles))}
+    cells.update(run.pop("cells", {}))
+    return reference, load_exercise("tour00"), submission, RunRecord(roles=roles, cells=cells, finished=True,
+                                                                       cell_timeout=60, timeout=600, **run)
+
+
+def _verdict_of(check, status):
+    return {**{"check": check, "attempt": 1, "message": ""},
+            **({"passed": True, "status": "passed"} if status == "passed" else
+               {"passed": False, "status": "failed", "message": f"✗ [{check}] wrong"})}
+
+
+def _results(*args, **kwargs):
+    from lessonlib.grading.verdict import check_results                 # noqa: PLC0415
+    results = check_results(*args, **kwargs)
+    return {cid: (r.points, r.max_points, r.status, r.nbval, r.judge, r.withheld) for cid, r in results.items()}, results
+
+
+def test_check_results_give_points_only_to_a_pass_and_withhold_them_under_review():
+    failed_cell = {"outcome": "failed", "error": error("CheckFailed")}
+    judge = [_verdict_of("tour-rotation-error", "passed"), _verdict_of("tour-rotation-verdict", "passed"),
+             {"event": "refused", "check": "tour-rotation-verdict", "reason": "outside", "cell": 2},
+             _verdict_of("tour-holding", "failed")]
+    attempts = [{"check": "tour-holding", "direct": True, "path": "/etc/shadow", "function": "static_holding_torque"},
+                {"check": "tour-rotation-error", "direct": False, "path": "/usr/lib", "function": "rotation_check"}]
+    ref, ex, sub, run = _tour(judge=judge, attempts=attempts, cells={
+        5: {"outcome": "failed", "error": error("MemoryError")}, 6: failed_cell, 7: failed_cell})
+    table, full = _results(ref, ex, sub, [], run, enforced=True)
+    assert table == {"tour-rotation-error": (1, 1, "passed", "passed", "pass", 0),
+                     "tour-rotation-verdict": (0, 1, "needs-review", "passed", "pass", 1),
+                     "tour-holding": (0, 1, "access-denied", "failed", "fail", 0),
+                     "tour-holding-gravity": (0, 1, "memory-limit", "failed", "none", 0)}
+    assert full["tour-rotation-error"].message == ""
+    assert "asked the grader to judge tour-rotation-verdict outside its check cell" in full["tour-rotation-verdict"].message
+    assert full["tour-holding"].message.startswith("your code tried to reach /etc/shadow (in static_holding_torque)")
+    assert "your answer cell “(b) Holding an arm still (静力平衡)” raised: MemoryError" in \
+        full["tour-holding-gravity"].message
+
+
+def test_check_results_without_walls_send_what_could_have_read_files_to_review_and_name_a_copy():
+    judge = [_verdict_of(c, "passed") for c in ("tour-rotation-error", "tour-rotation-verdict", "tour-holding",
+                                                "tour-holding-gravity")]
+    attempts = [{"check": "tour-rotation-error", "path": "/home/x/solutions/00_tour.ipynb", "function": "rotation_check"},
+                {"check": None, "path": "/tmp/y", "function": "<module>"}]
+    copy = Copy("answer-holding", "static_holding_torque", "lessonlib.dynamics.gravity_torques", 0.99)
+    ref, ex, sub, run = _tour(judge=judge, attempts=attempts)
+    table, full = _results(ref, ex, sub, [copy], run, enforced=False)
+    assert table == {"tour-rotation-error": (0, 1, "needs-review", "passed", "pass", 1),
+                     "tour-rotation-verdict": (0, 1, "needs-review", "passed", "pass", 1),
+                     "tour-holding": (0, 1, "needs-review", "passed", "pass", 1),
+                     "tour-holding-gravity": (0, 1, "needs-review", "passed", "pass", 1)}
+    assert full["tour-rotation-error"].message == (
+        "points withheld until an instructor reviews: while it ran, the code read /home/x/solutions/00_tour.ipynb "
+        "(in rotation_check); while it ran, the code read /tmp/y (in <module>)")
+    assert full["tour-rotation-verdict"].message.endswith("while it ran, the code read /tmp/y (in <module>)")
+    assert "static_holding_torque, which is 99% identical" in full["tour-holding"].message
+    # with the walls up, the same run earns every point (reads were walled, the copy still goes to review)
+    table, _ = _results(ref, ex, sub, [], run, enforced=True)
+    assert {cid: row[:3] for cid, row in table.items()} == {c: (1, 1, "passed") for c in table}
+
+
+def test_check_results_call_an_untouched_stub_not_attempted_and_name_the_cell_a_lost_call_was_in():
+    from lessonlib.grading.checks import authoring                       # noqa: PLC0415
+    import pathlib                                                       # noqa: PLC0415
+    stubs = authoring.answers_of(pathlib.Path(__file__).resolve().parents[1] / "exercises" / "00_tour.ipynb")
+    failed_cell = {"outcome": "failed", "error": error("CheckFailed")}
+    lost = {"check": "tour-holding", "attempt": 1, "passed": False, "status": "no-answer", "function":
+            "static_holding_torque", "message": "static_holding_torque(...) did not return"}
+    judge = [{**_verdict_of("tour-rotation-error", "failed"), "raised": "NotImplementedError"}, lost]
+    ref, ex, sub, run = _tour({"answer-rotation": stubs["answer-rotation"]}, judge=judge,
+                              cells={3: failed_cell, 4: failed_cell, 6: {"outcome": "failed", "timeout": True}})
+    table, full = _results(ref, ex, sub, [], run, enforced=True)
+    assert table["tour-rotation-error"] == (0, 1, "not-attempted", "failed", "fail", 0)
+    assert table["tour-rotation-verdict"] == (0, 1, "not-attempted", "failed", "none", 0)
+    assert full["tour-rotation-verdict"].message == ("your answer cell “(a) Is this matrix a rotation? ([LG, 李群]: "
+                                                     "SO(3))” is still the exercise's stub")
+    assert table["tour-holding"] == (0, 1, "timeout", "timeout", "fail", 0)        # the judge's no-answer record
+    assert full["tour-holding"].message.startswith("static_holding_torque(...) did not return (your answer cell "
+                                                   "“(b) Holding an arm still (静力平衡)”)")
+    assert table["tour-holding-gravity"] == (0, 1, "unverified", "passed", "none", 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import resource
 
 import pytest
@@ -101,3 +102,12 @@ def test_describe_names_every_limit_with_its_unit():
                                          ("EXIT_NOT_BATCH", 78)])
 def test_the_run_sizes_and_exit_codes_are_what_the_readme_says(name, value):
     assert getattr(limits, name) == value
+
+
+def test_the_default_limits_are_the_ones_the_grading_readme_states():
+    assert limits.LIMITS == {"memory": 2 * 2**30, "processes": 48, "cpu": 600, "disk": 64 * 2**20, "files": 256,
+                             "inodes": 4096}
+    readme = (pathlib.Path(limits.__file__).parents[1] / "README.md").read_text()
+    said = " ".join(readme.split())
+    assert ("2 GiB of address space per process, 48 processes and threads, 600 s of CPU or the notebook's timeout, "
+            "64 MiB per file, 256 open files, a private directory of 64 MiB and 4096 files") in said

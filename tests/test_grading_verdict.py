@@ -586,3 +586,14 @@ def test_check_results_call_an_untouched_stub_not_attempted_and_name_the_cell_a_
     assert full["tour-holding"].message.startswith("static_holding_torque(...) did not return (your answer cell "
                                                    "“(b) Holding an arm still (静力平衡)”)")
     assert table["tour-holding-gravity"] == (0, 1, "unverified", "passed", "none", 0)
+
+
+def test_student_text_names_the_cell_a_traceback_line_is_in_and_cuts_the_graders_paths():
+    from lessonlib.grading.verdict import student_text
+    files = {"4711": "(a) First part"}
+    message = ('  File "/tmp/ipykernel_12/4711.py", line 7, in f\n  File "/tmp/ipykernel_12/99.py", line 2, in g\n'
+               '  File "<ipython-input-3-abc>", line 5\nwhile reading /tmp/lessonlib-kernel-x1y2/lib/a.py and '
+               '/var/tmp/lessonlib-batch-Q9/run/3')
+    assert student_text(message, files) == (
+        "  your answer cell “(a) First part”, line 7, in f\n  your code, line 2, in g\n  your code, line 5\n"
+        "while reading … and …")

@@ -121,3 +121,9 @@ def test_untouched_counts_a_missing_cell_as_a_stub():
     assert screening.untouched({"answer-f": stub}, reference, ("f", "g")) == ["answer-f", "answer-g"]
     assert screening.untouched({"answer-f": stub, "answer-g": reference["answer-g"]}, reference, ("f", "g")) == []
     assert screening.untouched({"answer-f": stub}, reference, ("unknown",)) == []
+
+
+def test_a_cell_that_does_not_parse_hides_nothing_after_it():
+    answers = {"broken": "def f(:\n", "a": "import os\n\ndef g(x):\n    return x\n"}
+    assert set(screening.top_level_defs(answers)) == {"g"}
+    assert screening.review_reasons(answers, ("g",)) == ["answer cell 'a' uses import os"]

@@ -127,3 +127,10 @@ def test_a_cell_that_does_not_parse_hides_nothing_after_it():
     answers = {"broken": "def f(:\n", "a": "import os\n\ndef g(x):\n    return x\n"}
     assert set(screening.top_level_defs(answers)) == {"g"}
     assert screening.review_reasons(answers, ("g",)) == ["answer cell 'a' uses import os"]
+
+
+def test_review_lists_several_hits_and_several_missing_functions_in_one_reason_each():
+    answers = {"a": "import os, pickle\n\ndef f(x):\n    return x\n"}
+    assert screening.review_reasons(answers, ("f", "g", "h")) == [
+        "answer cell 'a' uses import os, import pickle", "g, h is not defined by any answer cell"]
+    assert screening.reach(ANSWERS, ["f", "k"]) == {"f", "g", "h", "k"}      # every root followed, not the last one

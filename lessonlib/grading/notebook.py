@@ -11,7 +11,7 @@ Cell roles (cell metadata):
 The notebook's own ``metadata.lessonlib.exercise`` names its checker module.
 
 From a submission the grader takes **only the source of its answer cells** (matched to the
-reference's answer cells by ``lessonlib.id``, then cell id, then order) and the ``student_id``
+reference's answer cells by ``lessonlib.id``, then cell id, then — for the cells no name claims — order) and the ``student_id``
 literal of its first answer cell, read with ``ast`` (never executed). Its check cells, outputs,
 metadata and kernelspec are ignored: the graded notebook is the reference with the answer cells'
 sources replaced (and their outputs cleared, so nbval compares only the reference's cells).
@@ -277,16 +277,21 @@ def read_submission(path, reference):
     tagged = [c for c in cells if ANSWER_TAG in _tags(c) and CHECK_TAG not in _tags(c)]
     by_meta = {str(_lessonlib_meta(c)["id"]): c for c in tagged if isinstance(_lessonlib_meta(c).get("id"), str)}
     by_id = {c["id"]: c for c in cells if isinstance(c.get("id"), str) and CHECK_TAG not in _tags(c)}
-    used, answers, notes = set(), {}, []
+    chosen = {key: by_meta[key] for key, _ in reference.answers if key in by_meta}    # named: lessonlib.id first,
+    for key, _ in reference.answers:                                                    # then the cell id
+        cell = by_id.get(key)
+        if key not in chosen and cell is not None and all(cell is not c for c in chosen.values()):
+            chosen[key] = cell
+    used, answers, notes = {id(c) for c in chosen.values()}, {}, []
     for position, (key, _) in enumerate(reference.answers):
-        cell = by_meta.get(key) or by_id.get(key)
+        cell = chosen.get(key)
         if cell is None and position < len(tagged) and id(tagged[position]) not in used:
-            cell = tagged[position]                       # fall back on the order of answer cells
-        if cell is None or id(cell) in used:
+            cell = tagged[position]                       # unnamed: fall back on the order of answer cells
+            used.add(id(cell))
+        if cell is None:
             notes.append(f"answer cell {key!r} not found in the submission")
             answers[key] = ""
             continue
-        used.add(id(cell))
         answers[key] = _source(cell)
     total = sum(len(s) for s in answers.values())
     if total > MAX_ANSWER_CHARS:

@@ -21,7 +21,7 @@ import pytest
 
 from lessonlib.grading.checks.checker import READ_ONLY_HINT, load_exercise, replay, same_failure
 from lessonlib.grading.checks.exercises import mass_matrix08, rnea05
-from mistakes import LIKELY, NOTEBOOKS, ROOT, answers_of, cases, named_mistakes, namespace, run
+from mistakes import LIKELY, NOTEBOOKS, ROOT, answers_of, cases, counts, named_mistakes, namespace, run
 from mistakes.mass_matrix08 import CHOLESKY_LOOPS
 
 M05, M08 = rnea05, mass_matrix08
@@ -193,3 +193,20 @@ def test_an_answer_that_writes_into_its_inputs_fails_its_own_check_and_is_told_t
         assert "raised ValueError: output array is read-only" in v.message and READ_ONLY_HINT in v.message, v.message
         assert "in articulated_inertias" in v.message, v.message
     assert run("aba09", "aba-inward-ia", namespace("aba09")).passed
+
+
+def test_every_check_of_every_exercise_names_at_least_one_known_mistake():
+    missing = [f"{name}: {cid}" for name in NOTEBOOKS for cid, check in load_exercise(name).checks.items()
+               if not check.variants]
+    assert missing == [], "checks without a known mistake:\n" + "\n".join(missing)
+
+
+def test_the_grading_readme_counts_the_known_mistakes_of_each_exercise():
+    text = (ROOT / "lessonlib" / "grading" / "README.md").read_text()
+    table = text[text.index("### Known mistakes, exercise by exercise"):text.index("### Mutation testing")]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[2].isdigit():
+            rows[cells[1]] = (cells[0], int(cells[2]), int(cells[3]), int(cells[4]))
+    assert rows == {name: (NOTEBOOKS[name], *n) for name, n in counts().items()}

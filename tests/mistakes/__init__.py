@@ -58,3 +58,13 @@ def cases():
             assert all(case[0] == name for case in module.CASES), f"{name}.py: a case of another exercise"
             found += module.CASES
     return found
+
+
+def counts():
+    """``{exercise: (checks, known mistakes, the fewest on one check)}``: the grading README's table."""
+    out = {}
+    for name in NOTEBOOKS:
+        checks = load_exercise(name).checks.values()
+        mistakes = {v.mistake for c in checks for v in c.variants}
+        out[name] = (len(checks), len(mistakes), min(len(c.variants) for c in checks))
+    return out

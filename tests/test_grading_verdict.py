@@ -597,3 +597,29 @@ def test_student_text_names_the_cell_a_traceback_line_is_in_and_cuts_the_graders
     assert student_text(message, files) == (
         "  your answer cell “(a) First part”, line 7, in f\n  your code, line 2, in g\n  your code, line 5\n"
         "while reading … and …")
+
+
+def test_an_interrupted_check_keeps_its_story_when_a_later_cell_meets_the_cpu_limit():
+    roles = [CellRole("setup"), CellRole("check", "c1"), CellRole("answer", "a"), CellRole("check", "c2")]
+    out = cell_outcomes(roles, {0: OK, 1: {"outcome": "failed", "timeout": True}, 2: {"outcome": "failed", "died": True}},
+                        True, kernel_exit=-signal.SIGXCPU)
+    assert out == {"c1": CellOutcome("timeout", None, ("interrupted",), False, False),
+                   "c2": CellOutcome("kernel-died", None, ("at", roles[2], "cpu"), False, True)}
+
+
+def test_check_results_name_the_answer_cell_of_a_traceback_and_only_answer_cells_that_failed():
+    from lessonlib.grading.verdict import cell_file_names
+    ref, ex, sub, _ = _tour()
+    title = ref.answer_titles()["answer-rotation"]
+    stem = next(iter(cell_file_names([(sub.answers["answer-rotation"], title)])))
+    traceback = f'rotation_check(R) raised KeyError\n  File "/tmp/ipykernel_9/{stem}.py", line 4, in rotation_check'
+    judge = [{**_verdict_of("tour-rotation-error", "failed"), "message": traceback},
+             {"event": "refused", "check": "tour-holding-gravity", "reason": "outside", "cell": 2}]
+    ref, ex, sub, run = _tour(judge=judge, cells={3: {"outcome": "failed", "error": error("CheckFailed")},
+                                                  4: {"outcome": "failed", "error": error("NameError", "boom")}})
+    table, full = _results(ref, ex, sub, [], run, enforced=True)
+    assert full["tour-rotation-error"].message == (f"rotation_check(R) raised KeyError\n  your answer cell “{title}”, "
+                                                   "line 4, in rotation_check")
+    assert table["tour-rotation-verdict"] == (0, 1, "error", "failed", "none", 0)
+    assert full["tour-rotation-verdict"].message == "NameError: boom"          # its answer cell ran: no line for it
+    assert table["tour-holding-gravity"] == (0, 1, "unverified", "passed", "none", 0)   # a refusal is no verdict

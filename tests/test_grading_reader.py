@@ -33,10 +33,15 @@ def test_the_readers_sizes_are_the_ones_the_readme_states():
     assert "512 MiB of memory\n   above what the grader had mapped, 20 s of CPU" in README.read_text()
 
 
-def test_vm_size_is_this_processs_virtual_memory():
-    with open("/proc/self/status") as fh:
-        kib = next(int(line.split()[1]) for line in fh if line.split()[0] == "VmSize:")
-    assert abs(reader._vm_size() - kib * 1024) < 64 << 20 and reader._vm_size() > 1 << 20
+def test_vm_size_is_this_processs_virtual_memory_in_bytes():
+    def vm_kib():
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.split()[0] == "VmSize:")
+    for _ in range(5):                                      # VmSize may move between two reads: try again
+        before, got, after = vm_kib(), reader._vm_size(), vm_kib()
+        if before == after:
+            break
+    assert got in (before * 1024, after * 1024)
 
 
 def _refuse():
@@ -68,3 +73,34 @@ def test_a_result_over_the_bound_is_the_graders_failure(monkeypatch):
     assert len(reader.screened(str.__mul__, "x", 2000)) == 2000
     with pytest.raises(reader.ReaderFailure, match="^the reader's result was too large$"):
         reader.screened(str.__mul__, "x", 100_000)
+
+
+def _killed():
+    import os, signal                                       # noqa: E401, PLC0415
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_the_messages_of_each_fault_are_whole(monkeypatch):
+    assert reader._too_much("MemoryError") == ("reading it needed more than the grader allows one submission "
+                                               "(512 MiB of memory); is it a notebook?")
+    assert reader._too_much("cpu") == ("reading it took more than the grader allows one submission (20 s of CPU "
+                                       "time); is it a notebook?")
+    with pytest.raises(reader.ReaderFailure, match="^the reader was killed$"):
+        reader.screened(_killed)
+    monkeypatch.setattr(reader, "WALL_SECONDS", 1)
+    assert reader.screened(sorted, [2, 1]) == [1, 2]         # well inside its second
+    import time                                             # noqa: PLC0415
+    with pytest.raises(reader.ReaderFailure, match="^the reader did not finish within 1 s$"):
+        reader.screened(time.sleep, 3)
+
+
+def test_a_result_of_many_chunks_arrives_whole_and_the_bound_is_exact(monkeypatch):
+    import pickle                                           # noqa: PLC0415
+    big = "ab" * 150_000                                    # several of the pipe's 64 KiB chunks
+    assert reader.screened(str.__mul__, "ab", 150_000) == big
+    exact = len(pickle.dumps(("ok", big), protocol=pickle.HIGHEST_PROTOCOL))
+    monkeypatch.setattr(reader, "MAX_RESULT", exact)
+    assert reader.screened(str.__mul__, "ab", 150_000) == big
+    monkeypatch.setattr(reader, "MAX_RESULT", exact - 1)
+    with pytest.raises(reader.ReaderFailure, match="^the reader's result was too large$"):
+        reader.screened(str.__mul__, "ab", 150_000)

@@ -65,6 +65,22 @@ def test_an_answer_is_titled_by_the_last_heading_above_it_and_the_first_by_its_k
     nb = reference_nb()
     nb.cells[3].source = "## (a) First part"
     assert nbk.reference_from_nb(nb, "r").answer_titles()["answer-f"] == "(a) First part"
+    nb.cells[3].source = "## X marks the spot"                  # a title may start with any letter
+    nb.cells[0].source = "# Xylophones"                          # level 1: the notebook's title, not a part
+    assert nbk.reference_from_nb(nb, "r").answer_titles() == {"answer-id": "answer-id", "answer-f": "X marks the spot",
+                                                               "cell-g": "X marks the spot"}
+    nb.cells[3].source = "# X"
+    assert nbk.reference_from_nb(nb, "r").answer_titles()["answer-f"] == "answer-f"
+
+
+def test_the_records_are_frozen_or_default_to_empty_values():
+    import dataclasses                                      # noqa: PLC0415
+    cell = nbk.CheckCell("c", 1, 0, "")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cell.points = 5
+    sub = nbk.Submission("s.ipynb", {}, "s")
+    assert (sub.ignored_cells, sub.notes, sub.id_source) == (0, [], "notebook") and sub.notes is not \
+        nbk.Submission("t.ipynb", {}, "t").notes
 
 
 def test_answer_key_prefers_the_lessonlib_id_then_the_cell_id_then_the_position():
@@ -193,7 +209,10 @@ def test_answers_over_the_size_limit_are_refused(tmp_path, monkeypatch):
         nbk.read_submission(path, ref)
     monkeypatch.setattr(nbk, "MAX_ANSWER_CHARS", 60)
     assert nbk.read_submission(path, ref).answers["answer-f"] == "x" * 60
-    assert (nbk.MAX_ANSWER_CHARS, nbk.MAX_NOTEBOOK_BYTES) == (60, 64 * 2**20)
+
+
+def test_the_size_limits_are_the_documented_ones():
+    assert (nbk.MAX_ANSWER_CHARS, nbk.MAX_NOTEBOOK_BYTES) == (2**20, 64 * 2**20)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -244,3 +263,44 @@ def test_a_deleted_answer_cell_does_not_pull_a_named_one_out_of_its_place(tmp_pa
     sub = nbk.read_submission(path, ref)
     assert sub.answers["answer-f"] == "def f(x):\n    return x" and sub.answers["answer-id"] == ""
     assert sub.student_id == "carol" and "answer cell 'answer-id' not found in the submission" in sub.notes
+
+
+
+# --- the file itself: a regular file of bounded size, opened without following a symlink -------------------------
+
+def test_only_a_regular_file_is_opened_and_never_through_a_symlink(tmp_path):
+    import fcntl                                            # noqa: PLC0415
+    import os                                               # noqa: PLC0415
+    real = tmp_path / "real.ipynb"
+    real.write_text("{}")
+    fd = nbk.open_regular(real)
+    try:
+        assert fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK
+        assert fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+    finally:
+        os.close(fd)
+    assert nbk.read_regular(real) == b"{}"
+    (tmp_path / "link.ipynb").symlink_to(real)
+    os.mkfifo(tmp_path / "fifo.ipynb")
+    (tmp_path / "dir.ipynb").mkdir()
+    for name, message in (("link.ipynb", "the submission is a symbolic link, not a notebook file; submit the file itself"),
+                          ("fifo.ipynb", "the submission is not a regular file (a device, a pipe or a socket); submit "
+                                         "the notebook file itself"),
+                          ("dir.ipynb", "the submission is not a regular file (a device, a pipe or a socket); submit "
+                                        "the notebook file itself"),
+                          ("missing.ipynb", "cannot read the file: No such file or directory")):
+        with pytest.raises(SubmissionError) as exc:
+            nbk.open_regular(tmp_path / name)
+        assert str(exc.value) == message, name
+
+
+def test_a_file_over_the_limit_is_refused_before_a_byte_is_read(tmp_path):
+    big = tmp_path / "big.ipynb"
+    with open(big, "wb") as fh:
+        fh.truncate(nbk.MAX_NOTEBOOK_BYTES + 1)             # sparse: no disk used
+    with pytest.raises(SubmissionError) as exc:
+        nbk.read_regular(big)
+    assert str(exc.value) == "the file is 64 MB; notebooks over 64 MB are not graded (clear the outputs and resubmit)"
+    with open(big, "r+b") as fh:
+        fh.truncate(nbk.MAX_NOTEBOOK_BYTES)
+    assert len(nbk.read_regular(big)) == nbk.MAX_NOTEBOOK_BYTES

@@ -201,9 +201,30 @@ def test_describe_names_what_each_abi_walls(version, text):
 
 
 def test_the_switch_caps_the_abi(monkeypatch):
-    for value, expected in (("abi2", min(2, LANDLOCK)), ("abi9", LANDLOCK), ("off", 0), ("0", 0), ("", LANDLOCK)):
+    assert confine.SWITCH == "LESSONLIB_GRADE_CONFINEMENT"             # the name the grading README gives
+    for value, expected in (("abi2", min(2, LANDLOCK)), ("abi9", LANDLOCK), ("off", 0), ("0", 0), ("", LANDLOCK),
+                            ("none", 0), ("NONE", 0), ("abix", LANDLOCK), ("xyz1", LANDLOCK)):
         monkeypatch.setenv(confine.SWITCH, value)
         assert confine.abi() == expected, value
+
+
+def test_no_landlock_is_abi_0_on_another_architecture_or_when_the_kernel_refuses(monkeypatch):
+    monkeypatch.delenv(confine.SWITCH, raising=False)
+    monkeypatch.setattr(confine.platform, "machine", lambda: "mips")
+    assert confine.abi() == 0
+    monkeypatch.undo()
+    monkeypatch.delenv(confine.SWITCH, raising=False)
+    monkeypatch.setattr(confine, "_CALLS", (-1, -1, -1))                  # no such system call: -1, ENOSYS
+    assert confine.abi() == 0
+    assert confine.describe(1) == "Landlock ABI 1 (filesystem)"
+
+
+def test_a_failed_step_raises_with_the_systems_reason():
+    ctypes.set_errno(13)
+    with pytest.raises(confine.ConfinementError) as exc:
+        confine._check(-1, "landlock_add_rule(/x)")
+    assert exc.value.errno == 13 and exc.value.strerror == "landlock_add_rule(/x): Permission denied"
+    assert confine._check(5, "fine") == 5
 
 
 def test_the_abi_is_what_the_kernel_answers_for_landlock_create_ruleset(monkeypatch):

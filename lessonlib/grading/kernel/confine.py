@@ -108,21 +108,20 @@ def _check(result, what):
 
 
 def _add_path(libc, numbers, ruleset, path, rights, handled):
+    """Grant ``rights`` (those Landlock handles; a file's own rights only) beneath ``path``, if it exists."""
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:
-        return False                                      # a path that does not exist grants nothing
+        return                                            # a path that does not exist grants nothing
     try:
         if not os.path.isdir(path):
             rights &= _FILE_RIGHTS
         rights &= handled
-        if not rights:
-            return False
-        attr = struct.pack("=Qi", rights, fd)             # struct landlock_path_beneath_attr (packed)
-        buf = ctypes.create_string_buffer(attr, len(attr))
-        _check(libc.syscall(ctypes.c_long(numbers[1]), ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
-                            buf, ctypes.c_uint32(0)), f"landlock_add_rule({path})")
-        return True
+        if rights:
+            attr = struct.pack("=Qi", rights, fd)         # struct landlock_path_beneath_attr (packed)
+            buf = ctypes.create_string_buffer(attr, len(attr))
+            _check(libc.syscall(ctypes.c_long(numbers[1]), ctypes.c_int(ruleset),
+                                ctypes.c_int(_RULE_PATH_BENEATH), buf, ctypes.c_uint32(0)), f"landlock_add_rule({path})")
     finally:
         os.close(fd)
 

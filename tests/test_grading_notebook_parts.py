@@ -304,3 +304,14 @@ def test_a_file_over_the_limit_is_refused_before_a_byte_is_read(tmp_path):
     with open(big, "r+b") as fh:
         fh.truncate(nbk.MAX_NOTEBOOK_BYTES)
     assert len(nbk.read_regular(big)) == nbk.MAX_NOTEBOOK_BYTES
+
+
+def test_a_file_that_grows_after_its_size_was_checked_is_refused(tmp_path, monkeypatch):
+    import os                                               # noqa: PLC0415
+    big = tmp_path / "grown.ipynb"
+    with open(big, "wb") as fh:
+        fh.truncate(nbk.MAX_NOTEBOOK_BYTES + 1)
+    monkeypatch.setattr(nbk, "open_regular", lambda path: os.open(path, os.O_RDONLY))   # as if checked while small
+    with pytest.raises(SubmissionError) as exc:
+        nbk.read_regular(big)
+    assert str(exc.value) == "notebooks over 64 MB are not graded"

@@ -69,6 +69,17 @@ def _bind_unix(path):
     return True
 
 
+def _tcp_connect(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        return True
+
+
+def _abstract_connect(name):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(name)
+    return True
+
+
 def _tcp_bind():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -87,9 +98,17 @@ def trees(tmp_path):
 @needs_landlock
 def test_each_grant_gives_its_rights_and_no_more(trees):
     t = trees
+    _write(t / "rw-single.txt", "single")
+    with socket.socket() as s:                                # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    name = f"\0lessonlib-test-{os.getpid()}"
+    listener = socket.socket(socket.AF_UNIX)                  # an abstract socket outside the sandbox
+    listener.bind(name)
+    listener.listen(1)
 
     def run():
-        version = confine.confine(read=[t / "read", t / "single.txt"], read_write=[t / "rw"],
+        version = confine.confine(read=[t / "read", t / "single.txt"], read_write=[t / "rw", t / "rw-single.txt"],
                                   listable=[t / "listable"], sockets=[t / "sockets"],
                                   read_exec=[t / "does-not-exist"])
         return {
@@ -120,8 +139,15 @@ def test_each_grant_gives_its_rights_and_no_more(trees):
             "outside: bind socket": attempt(lambda: _bind_unix(t / "outside" / "s")),
             "parent: list": attempt(lambda: os.listdir(t)),
             "tcp: bind": attempt(_tcp_bind),
+            "tcp: connect": attempt(lambda: _tcp_connect(port)),
+            "single rw file: truncate": attempt(lambda: os.truncate(t / "rw-single.txt", 1)),
+            "signal the parent": attempt(lambda: os.kill(os.getppid(), 0)),
+            "abstract socket": attempt(lambda: _abstract_connect(name)),
         }
-    got = in_fork(run)
+    try:
+        got = in_fork(run)
+    finally:
+        listener.close()
     denied = "PermissionError"
     assert got == {
         "version": LANDLOCK,
@@ -133,17 +159,25 @@ def test_each_grant_gives_its_rights_and_no_more(trees):
         "sockets: bind": True, "sockets: remove socket": True, "sockets: create file": denied, "sockets: read": denied,
         "outside: read": denied, "outside: list": denied, "outside: bind socket": denied, "parent: list": denied,
         "tcp: bind": denied if LANDLOCK >= 4 else True,
+        "tcp: connect": denied if LANDLOCK >= 4 else "ConnectionRefusedError",
+        "single rw file: truncate": True,
+        "signal the parent": denied if LANDLOCK >= 6 else True,
+        "abstract socket": denied if LANDLOCK >= 6 else True,
     }
 
 
 @needs_landlock
-def test_an_older_abi_is_used_as_such(trees, monkeypatch):
-    monkeypatch.setenv(confine.SWITCH, "abi3")
+@pytest.mark.parametrize("ceiling", [3, 4, 5, 6])
+def test_an_older_abi_is_used_as_such(trees, monkeypatch, ceiling):
+    monkeypatch.setenv(confine.SWITCH, f"abi{ceiling}")
+    version = min(ceiling, LANDLOCK)
 
     def run():
-        version = confine.confine(read=[trees / "read"])
-        return [version, attempt(lambda: _read(trees / "outside" / "file.txt")), attempt(_tcp_bind)]
-    assert in_fork(run) == [min(3, LANDLOCK), "PermissionError", True]       # no TCP rules before ABI 4
+        got = confine.confine(read=[trees / "read"])
+        return [got, attempt(lambda: _read(trees / "outside" / "file.txt")), attempt(_tcp_bind),
+                attempt(lambda: os.kill(os.getppid(), 0))]
+    assert in_fork(run) == [version, "PermissionError", "PermissionError" if version >= 4 else True,
+                            "PermissionError" if version >= 6 else True]     # TCP from ABI 4, signals from ABI 6
 
 
 def _status(field):
@@ -170,7 +204,7 @@ def test_harden_sets_no_new_privileges_drops_every_capability_and_forbids_new_se
 def test_without_seccomp_filter_setsid_works_and_the_filter_refuses_only_setsid():
     def run():
         out = [attempt(lambda: os.setsid() or "first session")]      # the fork is no group leader: allowed
-        confine.forbid_new_sessions()
+        assert confine.forbid_new_sessions() is True
         pid = os.fork()
         if pid == 0:                                                   # a child may not start one either
             try:
@@ -252,3 +286,10 @@ def test_read_exec_lets_a_program_run_and_read_does_not():
             return type(exc).__name__
     assert in_fork(lambda: run("read_exec")) == 0
     assert in_fork(lambda: run("read")) == "PermissionError"
+
+
+def test_without_landlock_confine_refuses_to_pretend(monkeypatch):
+    monkeypatch.setenv(confine.SWITCH, "none")
+    with pytest.raises(confine.ConfinementError) as exc:
+        confine.confine(read=["/usr"])
+    assert exc.value.errno == 95 and exc.value.strerror == "Landlock is not available on this system"

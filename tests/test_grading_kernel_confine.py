@@ -141,6 +141,7 @@ def test_each_grant_gives_its_rights_and_no_more(trees):
             "tcp: bind": attempt(_tcp_bind),
             "tcp: connect": attempt(lambda: _tcp_connect(port)),
             "single rw file: truncate": attempt(lambda: os.truncate(t / "rw-single.txt", 1)),
+            "single rw file: write": attempt(lambda: _write(t / "rw-single.txt", "new")),
             "signal the parent": attempt(lambda: os.kill(os.getppid(), 0)),
             "abstract socket": attempt(lambda: _abstract_connect(name)),
         }
@@ -160,7 +161,7 @@ def test_each_grant_gives_its_rights_and_no_more(trees):
         "outside: read": denied, "outside: list": denied, "outside: bind socket": denied, "parent: list": denied,
         "tcp: bind": denied if LANDLOCK >= 4 else True,
         "tcp: connect": denied if LANDLOCK >= 4 else "ConnectionRefusedError",
-        "single rw file: truncate": True,
+        "single rw file: truncate": True, "single rw file: write": True,
         "signal the parent": denied if LANDLOCK >= 6 else True,
         "abstract socket": denied if LANDLOCK >= 6 else True,
     }

@@ -127,8 +127,10 @@ def _worker_copy(where):
 def _run_tests(copy, tests, timeout):
     """Run ``tests`` in a fork (the copy first on ``sys.path``); returns ``"killed"``, ``"survived"`` or ``"timeout"``.
 
-    The fork reports pytest's exit code down a pipe: one that ends without reporting it (a mutant that
-    made the tested code call ``os._exit``, say) is killed, whatever its exit status.
+    The fork reports its pid and pytest's exit code down a pipe: one that ends without reporting them (a
+    mutant that made the tested code call ``os._exit``, say) is killed, whatever its exit status, and so
+    is one whose only report comes from a duplicate of itself (a mutant that made a forked child run on
+    through the tests).
     """
     read, write = os.pipe()
     pid = os.fork()
@@ -147,7 +149,7 @@ def _run_tests(copy, tests, timeout):
             code = int(pytest.main([*PYTEST, *tests]))
         except BaseException:                              # noqa: BLE001 (a mutant that breaks the import)
             code = 1
-        os.write(write, f"{code}\n".encode())
+        os.write(write, f"{os.getpid()} {code}\n".encode())    # a duplicate a mutant forked reports another pid
         os._exit(0)
     os.close(write)
     deadline = time.monotonic() + timeout
@@ -166,9 +168,10 @@ def _run_tests(copy, tests, timeout):
             time.sleep(0.05)
         os.set_blocking(read, False)                       # the report is in the pipe already, or never comes
         try:                                               # (a process the tests left behind may hold its end)
-            reported = os.read(read, 64).decode().strip()
+            lines = os.read(read, 4096).decode().split("\n")
         except BlockingIOError:
-            reported = ""
+            lines = []
+        reported = next((line.split()[1] for line in lines if line.split()[:1] == [str(pid)]), "")
     finally:
         os.close(read)
     return "survived" if reported in ("0", "5") else "killed"

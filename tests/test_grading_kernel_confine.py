@@ -21,6 +21,9 @@ import pytest
 from lessonlib.grading.kernel import confine
 
 LANDLOCK = confine.abi()
+# A socket address is encoded with the idna codec, imported at its first use: import it now, before a test
+# confines itself out of the Python library (else every address fails on that import, walled or not).
+"127.0.0.1".encode("idna")
 needs_landlock = pytest.mark.skipif(LANDLOCK == 0, reason="Landlock is not available here")
 
 

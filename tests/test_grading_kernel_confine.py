@@ -171,7 +171,7 @@ def test_each_grant_gives_its_rights_and_no_more(trees):
 
 
 @needs_landlock
-@pytest.mark.parametrize("ceiling", [3, 4, 5, 6])
+@pytest.mark.parametrize("ceiling", [1, 3, 4, 5, 6])
 def test_an_older_abi_is_used_as_such(trees, monkeypatch, ceiling):
     monkeypatch.setenv(confine.SWITCH, f"abi{ceiling}")
     version = min(ceiling, LANDLOCK)
@@ -297,3 +297,15 @@ def test_without_landlock_confine_refuses_to_pretend(monkeypatch):
     with pytest.raises(confine.ConfinementError) as exc:
         confine.confine(read=["/usr"])
     assert exc.value.errno == 95 and exc.value.strerror == "Landlock is not available on this system"
+
+
+@needs_landlock
+def test_the_probe_reports_the_abi_it_could_enforce_and_0_without_landlock(tmp_path, monkeypatch):
+    secret = tmp_path / "secret"
+    secret.write_text("not for the kernel")
+    monkeypatch.delenv(confine.SWITCH, raising=False)
+    assert confine.probe(sys.executable, secret) == LANDLOCK
+    monkeypatch.setenv(confine.SWITCH, "abi3")
+    assert confine.probe(sys.executable, secret) == min(3, LANDLOCK)      # the switch reaches the probe's child
+    monkeypatch.setenv(confine.SWITCH, "none")
+    assert confine.probe(sys.executable, secret) == 0

@@ -25,6 +25,8 @@ def code(source, *, tags=(), meta=None, cell_id=None, outputs=None):
     if cell_id is not None:
         cell["id"] = cell_id
     cell.outputs = outputs if outputs is not None else []
+    if outputs:
+        cell.execution_count = 5
     return cell
 
 
@@ -40,7 +42,8 @@ def reference_nb():
         code('student_id = "your-id-here"', tags=["answer"], meta={"id": "answer-id"}),
         nbformat.v4.new_markdown_cell("## (a) First part\n\ntext\n### (a.1) Detail"),
         code("def f(x):\n    return x", tags=["answer"], meta={"id": "answer-f"}),
-        code("check('c1', f)", tags=["check", "raises-exception"], meta={"id": "c1", "points": 2}, outputs=VERDICT),
+        code("check('c1', f)", tags=["check", "raises-exception"], meta={"id": "c1", "points": 2}, outputs=VERDICT,
+             cell_id="check-c1"),
         nbformat.v4.new_markdown_cell("no heading here"),
         code("def g(x):\n    return x", tags=["answer"], cell_id="cell-g"),
         code("check('c2', g)", tags=["check"], meta={"id": "c2", "points": 1}, outputs=VERDICT),
@@ -81,6 +84,10 @@ def test_the_records_are_frozen_or_default_to_empty_values():
     sub = nbk.Submission("s.ipynb", {}, "s")
     assert (sub.ignored_cells, sub.notes, sub.id_source) == (0, [], "notebook") and sub.notes is not \
         nbk.Submission("t.ipynb", {}, "t").notes
+    role = CellRole("setup")
+    assert role.name == ""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        role.kind = "answer"
 
 
 def test_answer_key_prefers_the_lessonlib_id_then_the_cell_id_then_the_position():
@@ -165,15 +172,17 @@ def test_answers_are_matched_by_lessonlib_id_then_cell_id_then_order(tmp_path):
         code('student_id = "alice"', tags=["answer"], meta={"id": "answer-id"}),
         code("def g(x):\n    return 2 * x", tags=["answer"], cell_id="cell-g"),
         code("def f(x):\n    return 3 * x", tags=["answer"], meta={"id": "answer-f"}),
-        code("check('c1', f)", tags=["check"], meta={"id": "c1", "points": 2}),
+        code("check('c1', f)", tags=["check"], meta={"id": "c1", "points": 2}, cell_id="check-c1"),
         code("print('scratch')", cell_id="mine"),
+        code("print('more')", cell_id="mine-too"),
+        code("import numpy as np", cell_id="setup"),             # the reference's own cell, kept: not counted
         code("   "),
     ])
     sub = nbk.read_submission(path, ref)
     assert sub.answers == {"answer-id": 'student_id = "alice"', "answer-f": "def f(x):\n    return 3 * x",
                            "cell-g": "def g(x):\n    return 2 * x"}
-    assert (sub.student_id, sub.id_source, sub.ignored_cells, sub.path) == ("alice", "notebook", 1, str(path))
-    assert sub.notes == ["1 code cell(s) you added outside the answer cells were not run: put all your code in the "
+    assert (sub.student_id, sub.id_source, sub.ignored_cells, sub.path) == ("alice", "notebook", 2, str(path))
+    assert sub.notes == ["2 code cell(s) you added outside the answer cells were not run: put all your code in the "
                          "answer cells"]
 
 
@@ -252,7 +261,11 @@ def test_the_graded_notebook_is_the_reference_with_the_answers_replaced():
                                             "check('c1', f)", "", "check('c2', g)"]
     assert nb.cells[3].outputs == VERDICT and nb.cells[3].metadata["tags"] == ["check", "raises-exception"]
     assert nb.cells[2].outputs == [] and "tags" not in nb.cells[2].metadata and "tags" not in nb.cells[0].metadata
-    assert nb.metadata["kernelspec"]["name"] == nbk.KERNEL_NAME == "lessonlib-grade"
+    assert nb.metadata == {"kernelspec": {"name": "lessonlib-grade", "display_name": "lessonlib grader",
+                                          "language": "python"}, "language_info": {"name": "python"}}
+    assert nbk.KERNEL_NAME == "lessonlib-grade" and nb.cells[3].execution_count == 5
+    nb.cells[3].outputs[0]["text"] = "changed"                 # the graded notebook's outputs are its own copy
+    assert ref.nb.cells[5].outputs[0]["text"] == "✓ [c1] passed\n"
 
 
 def test_a_deleted_answer_cell_does_not_pull_a_named_one_out_of_its_place(tmp_path):

@@ -8,7 +8,7 @@ PYTEST_ARGS  ?=
 BENCH_ARGS   ?=
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast bench venv install-course install-test clean outputs outputs-check slides slidefit gallery
+.PHONY: lab test test-fast bench mutation venv install-course install-test clean outputs outputs-check slides slidefit gallery
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,14 @@ slidefit: slides
 # Every lesson run in a real JupyterLab + headless Chromium; every widget and figure saved to build/gallery/.
 gallery: install-test
 	$(PY) -m tools.gallery $(LESSON)
+
+# Mutation testing of the grader's decision and wall modules (not part of `make test`; about half an hour on
+# two cores): every survivor must be killed by a test or explained in lessonlib/grading/README.md.
+# `make mutation MUTATE="verdict screening"` runs some modules only (python -m tools.mutation --list).
+MUTATE ?=
+mutation: install-test
+	$(PIP) install --quiet -e ".[mutation]"
+	$(PY) -m tools.mutation $(MUTATE)
 
 bench: install-test
 	$(PIP) install --quiet -e ".[bench]" || echo "roboticstoolbox-python not installable: benchmarking without it"

@@ -309,3 +309,10 @@ def test_the_probe_reports_the_abi_it_could_enforce_and_0_without_landlock(tmp_p
     assert confine.probe(sys.executable, secret) == min(3, LANDLOCK)      # the switch reaches the probe's child
     monkeypatch.setenv(confine.SWITCH, "none")
     assert confine.probe(sys.executable, secret) == 0
+
+
+@needs_landlock
+def test_a_probe_whose_child_fails_or_cannot_start_reports_no_confinement(tmp_path, monkeypatch):
+    monkeypatch.delenv(confine.SWITCH, raising=False)
+    assert confine.probe("/bin/false", tmp_path) == 0                      # the child ran and failed
+    assert confine.probe(str(tmp_path / "no-such-python"), tmp_path) == 0  # the child could not start

@@ -1,6 +1,8 @@
 """What the grading tests share: exercise 05's solution and exercise notebooks, its checks, and two helpers."""
 from __future__ import annotations
 
+import json
+import os
 import pathlib
 import sys
 
@@ -48,3 +50,21 @@ def make_submission(path, answers=(), *, student="student", mutate=None):
 local = local_function                               # a student function as the checks see it in a preview
 
 
+def in_fork(fn):
+    """``fn()`` run in a forked child (its limits and walls die with it); returns what it returned (JSON)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            out = json.dumps({"value": fn()})
+        except BaseException as exc:                      # noqa: BLE001 (reported to the parent)
+            out = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
+        os.write(write, out.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        data = json.loads(fh.read())
+    os.waitpid(pid, 0)
+    assert "error" not in data, data
+    return data["value"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import json
 import os
 import platform
 import socket
@@ -18,6 +17,7 @@ import sys
 
 import pytest
 
+from grading_common import in_fork
 from lessonlib.grading.kernel import confine
 
 LANDLOCK = confine.abi()
@@ -25,26 +25,6 @@ LANDLOCK = confine.abi()
 # confines itself out of the Python library (else every address fails on that import, walled or not).
 "127.0.0.1".encode("idna")
 needs_landlock = pytest.mark.skipif(LANDLOCK == 0, reason="Landlock is not available here")
-
-
-def in_fork(fn):
-    """``fn()`` run in a forked child (its walls die with it); returns what it returned (JSON)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        try:
-            out = json.dumps({"value": fn()})
-        except BaseException as exc:                      # noqa: BLE001 (reported to the parent)
-            out = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
-        os.write(write, out.encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as fh:
-        data = json.loads(fh.read())
-    os.waitpid(pid, 0)
-    assert "error" not in data, data
-    return data["value"]
 
 
 def attempt(fn):

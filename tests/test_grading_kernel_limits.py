@@ -7,38 +7,18 @@ the OOM preference or the one-thread environment dropped) fails here in a second
 """
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import resource
 
 import pytest
 
+from grading_common import in_fork
 from lessonlib.grading.kernel import limits
 
 SMALL = {"memory": 3 * 2**30, "processes": 4000, "cpu": 900, "disk": 80 * 2**20, "files": 300, "inodes": 10}
 RESOURCES = {"memory": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "disk": resource.RLIMIT_FSIZE,
              "files": resource.RLIMIT_NOFILE, "processes": resource.RLIMIT_NPROC, "core": resource.RLIMIT_CORE}
-
-
-def in_fork(fn):
-    """``fn()`` run in a forked child (its limits die with it); returns what it returned (JSON)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        try:
-            out = json.dumps({"value": fn()})
-        except BaseException as exc:                      # noqa: BLE001 (reported to the parent)
-            out = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
-        os.write(write, out.encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as fh:
-        data = json.loads(fh.read())
-    os.waitpid(pid, 0)
-    assert "error" not in data, data
-    return data["value"]
 
 
 def _limits_after(before=None):

@@ -141,13 +141,25 @@ def test_protocol_round_trips_arrays_exactly_and_models():
 def test_protocol_hands_the_judges_read_only_inputs_on_read_only_and_never_a_students_result():
     frozen, loose = np.arange(6.0).reshape(2, 3), np.ones(3)
     frozen.flags.writeable = False
-    sent = protocol.decode(protocol.json_roundtrip(protocol.encode([frozen, (loose, {"I": frozen})], readonly=True)))
+    sent = protocol.decode(protocol.json_roundtrip(protocol.encode([frozen, (loose, {"I": frozen})], readonly=True)),
+                           readonly=True)
     assert not sent[0].flags.writeable and not sent[1][1]["I"].flags.writeable and sent[1][0].flags.writeable
     assert np.array_equal(sent[0], frozen)
     with pytest.raises(ValueError, match="read-only"):
         sent[0][0, 0] += 1.0
     returned = protocol.decode(protocol.json_roundtrip(protocol.encode(frozen)))    # a result: marks dropped
     assert returned.flags.writeable and np.array_equal(returned, frozen)
+
+
+def test_a_kernel_that_forges_a_read_only_mark_on_its_result_gets_a_writeable_array_in_the_judge():
+    """The cleverest student patches the kernel's encoder so that a result arrives read-only, hoping a check that
+    works on its copy of the answer crashes (a checker error instead of a failure): the judge ignores the mark."""
+    forged = protocol.encode((np.ones(3), [np.zeros((2, 2))]), readonly=False)
+    forged["__tuple__"][0]["__nd__"]["readonly"] = True
+    forged["__tuple__"][1][0]["__nd__"]["readonly"] = True
+    a, (b,) = protocol.decode(protocol.json_roundtrip(forged))            # as judge.py decodes a reply
+    assert a.flags.writeable and b.flags.writeable
+    a[0] = b[0, 0] = 7.0
 
 
 @pytest.mark.parametrize("mark", [False, "yes", 1])

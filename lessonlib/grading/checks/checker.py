@@ -467,8 +467,8 @@ class _Named:
 def _plain(fn):
     """A judge-side function seen as a student's: inputs and result pass the same plain-data round trip."""
     def call(args, kwargs):
-        args = protocol.decode(protocol.json_roundtrip(protocol.encode(list(args), readonly=True)), model=model)
-        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(dict(kwargs), readonly=True)), model=model)
+        args = protocol.decode(protocol.json_roundtrip(protocol.encode(list(args), readonly=True)), model=model, readonly=True)
+        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(dict(kwargs), readonly=True)), model=model, readonly=True)
         return protocol.decode(protocol.json_roundtrip(protocol.encode(fn(*args, **kwargs))))
     return call
 

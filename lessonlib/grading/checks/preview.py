@@ -57,8 +57,8 @@ def local_function(fn, used=None):
     from ... import model                                  # noqa: PLC0415
 
     def call(args, kwargs):
-        args = protocol.decode(protocol.json_roundtrip(protocol.encode(args, readonly=True)), model=model)
-        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs, readonly=True)), model=model)
+        args = protocol.decode(protocol.json_roundtrip(protocol.encode(args, readonly=True)), model=model, readonly=True)
+        kwargs = protocol.decode(protocol.json_roundtrip(protocol.encode(kwargs, readonly=True)), model=model, readonly=True)
         if used is None:
             return protocol.decode(protocol.json_roundtrip(call_student(fn, args, kwargs)))
         codes, found = used

@@ -112,8 +112,8 @@ def _serve(sock, functions, model=None):
             raise CheckFailed(f"unexpected message from the judge: {op!r}")
         try:
             index = int(message["fn"])
-            args = protocol.decode(message["args"], model=model)
-            kwargs = protocol.decode(message["kwargs"], model=model)
+            args = protocol.decode(message["args"], model=model, readonly=True)
+            kwargs = protocol.decode(message["kwargs"], model=model, readonly=True)
             reply = {"op": "result", "value": call_student(functions[index], args, kwargs)}
         except StudentError as err:
             reply = {"op": "raised", "kind": err.kind, "message": err.message, "where": err.where,

@@ -20,8 +20,8 @@ the checkers' own round trips); the judge decodes what the student's kernel retu
 a model there is refused.
 
 An input may be read-only: ``encode(args, readonly=True)`` (the judge's calls) marks each array the
-judge holds read-only (``a.flags.writeable`` False), and ``decode`` hands the student's function a
-read-only array for it, so a function that writes into an array it was given fails at that line, in
+judge holds read-only (``a.flags.writeable`` False), and ``decode(..., readonly=True)`` (the kernel's
+client) hands the student's function a read-only array for it, so a function that writes into an array it was given fails at that line, in
 the check of that function. What a student's function returns always arrives writeable.
 
 This module imports nothing of ``lessonlib``: it ships to the graded
@@ -170,7 +170,7 @@ def encode(value, _depth=0, *, readonly=False):
         raise ProtocolError(f"unsupported type {type(value).__name__} (expected numbers or arrays)") from None
 
 
-def _decode_array(spec):
+def _decode_array(spec, readonly=False):
     if not isinstance(spec, dict) or set(spec) - {"readonly"} != {"dtype", "shape", "data"} \
             or spec.get("readonly", True) is not True:
         raise ProtocolError("malformed array")
@@ -191,7 +191,7 @@ def _decode_array(spec):
     if len(raw) != count * dtype.itemsize:
         raise ProtocolError("array data does not match its shape")
     array = np.frombuffer(raw, dtype=dtype).astype(_DTYPES[code]).reshape(shape)
-    array.flags.writeable = "readonly" not in spec
+    array.flags.writeable = not (readonly and "readonly" in spec)
     return array
 
 
@@ -205,30 +205,31 @@ def _decode_model(spec, model):
         raise ProtocolError(f"malformed model: {exc}") from None
 
 
-def decode(value, *, model=None, _depth=0):
+def decode(value, *, model=None, readonly=False, _depth=0):
     """Inverse of :func:`encode`; rejects anything that is not plain data of the agreed shapes.
 
     ``model``: the module defining ``Model`` and ``Joint`` (:mod:`lessonlib.model`) to rebuild models
-    with; None refuses a model.
+    with; None refuses a model. ``readonly``: honour the read-only marks (inputs from the judge); the
+    judge decodes results without it, so a kernel that forges a mark on its result changes nothing.
     """
     if _depth > MAX_DEPTH:
         raise ProtocolError(f"nesting deeper than {MAX_DEPTH}")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
-        return [decode(v, model=model, _depth=_depth + 1) for v in value]
+        return [decode(v, model=model, readonly=readonly, _depth=_depth + 1) for v in value]
     if isinstance(value, dict) and len(value) == 1:
         (tag, body), = value.items()
         if tag == "__nd__":
-            return _decode_array(body)
+            return _decode_array(body, readonly)
         if tag == "__tuple__" and isinstance(body, list):
-            return tuple(decode(v, model=model, _depth=_depth + 1) for v in body)
+            return tuple(decode(v, model=model, readonly=readonly, _depth=_depth + 1) for v in body)
         if tag == "__map__" and isinstance(body, list):
             out = {}
             for pair in body:
                 if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
                     raise ProtocolError("malformed map")
-                out[pair[0]] = decode(pair[1], model=model, _depth=_depth + 1)
+                out[pair[0]] = decode(pair[1], model=model, readonly=readonly, _depth=_depth + 1)
             return out
         if tag == "__model__" and model is not None and isinstance(body, dict):
             return _decode_model(body, model)

@@ -21,6 +21,7 @@ from .observer import ObserverRun, ObserverState, PushRun, observer_start, obser
 from .rnea import RNEATrace, rnea, rnea_trace
 from .rnea_classic import rnea_classic
 from .rnea_poe import PoETrace, rnea_poe, rnea_poe_trace
+from .vibration import gravity_stiffness, joint_stiffness, natural_frequencies
 from .terms import (bias_forces, coriolis_matrix, forward_dynamics, gravity_torques, jacobian_transpose_force,
                     mass_matrix, mass_matrix_via_rnea, velocity_torques)
 
@@ -35,4 +36,4 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
            "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
            "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980", "skater_pull_in", "SkaterRun", "foucault_run",
-           "FoucaultRun"]
+           "FoucaultRun", "natural_frequencies", "gravity_stiffness", "joint_stiffness"]

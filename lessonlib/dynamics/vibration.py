@@ -5,22 +5,26 @@ joints ``1..n`` (entry ``i-1`` of every array); ``X_i`` maps parent motion into 
 wrenches back; ``S_i`` is joint ``i``'s screw; ``𝓘^c_i`` the composite inertia of body ``i``'s subtree;
 ``A_0 = [0; −g_phys]`` the base acceleration that stands for gravity.
 
-The setting. A posture ``q`` is held by joint springs (关节刚度) of stiffness ``K`` (N·m/rad or N/m; code
-``stiffness``) and a constant torque that balances gravity there, ``τ(q') = g(q) − K (q' − q)`` (the
-springs of a servo, or a harmonic drive's flexibility). Near ``q``, with ``Δq = q' − q`` and no velocity
-(the velocity terms are quadratic in ``q̇`` and drop out of the linearisation)::
+Letters as in lesson 08: ``𝒦`` the joint stiffness (关节刚度; code ``stiffness``; ``K`` is the kinetic
+energy), ``Δq`` a small displacement of the joints, ``f_nat`` a natural frequency (Hz), ``φ`` a mode shape.
 
-    M(q) Δq̈ = τ(q + Δq) − g(q + Δq) ≈ −(K + ∂g/∂q) Δq
+The setting. A posture ``q`` is held by joint springs of stiffness ``𝒦`` (N·m/rad or N/m) and a constant
+torque that balances gravity there, ``τ(q + Δq) = g(q) − 𝒦 Δq`` (the springs of a servo, or the
+flexibility of a gear). Near ``q``, with no velocity (the velocity terms are quadratic in ``q̇`` and drop
+out of the linearisation)::
 
-so the motion is undamped vibration. A mode ``Δq = φ sin(2π f t)`` needs the generalized symmetric
+    M(q) Δq̈ = τ(q + Δq) − g(q + Δq) ≈ −(𝒦 + ∂g/∂q) Δq                        (8.11)
+
+so the motion is undamped vibration. A mode ``Δq = φ sin(2π f_nat t)`` needs the generalized symmetric
 eigenproblem
 
-    (K + ∂g/∂q) φ = (2π f)² M φ                                            (8.n)
+    (𝒦 + ∂g/∂q) φ = (2π f_nat)² M φ                                          (8.12)
 
-whose ``n`` roots ``f`` (Hz) are the natural frequencies (固有频率) and ``φ`` the mode shapes (振型). ``M``
-is symmetric positive definite, so with ``M = L Lᵀ`` (Cholesky) the problem is the ordinary symmetric
-one ``L⁻¹ (K + ∂g/∂q) L⁻ᵀ ψ = (2π f)² ψ``, ``φ = L⁻ᵀ ψ``, solved by two triangular solves, never an inverse.
-A heavier arm or payload (a larger ``M``) lowers the frequencies; a stiffer joint raises them.
+whose ``n`` roots ``f_nat`` (Hz) are the natural frequencies (固有频率) and ``φ`` the mode shapes (振型).
+``M`` is symmetric positive definite, so with ``M = L Lᵀ`` (Cholesky) the problem is the ordinary
+symmetric eigenproblem of ``L⁻¹ (𝒦 + ∂g/∂q) L⁻ᵀ`` (same eigenvalues ``(2π f_nat)²``; its eigenvectors are
+``Lᵀ φ``), formed by two triangular solves, never an inverse. A heavier arm or payload (a larger ``M``)
+lowers the frequencies; a stiffer joint raises them.
 
 Gravity stiffness (重力刚度) ``∂g/∂q``. It is the Hessian of the potential energy ``U`` (``g = ∂U/∂q``), so
 it is symmetric. Derivation, in the world frame (subscript ``s``; ``X_{s,i} = Ad(T_{0,i})`` takes body
@@ -49,7 +53,7 @@ translates the subtree, and ``ad(A_0)`` of a translation is zero: ``∂g_i/∂q_
 beyond ``k``, while the entry for an ancestor ``i`` (a longer lever) is not.
 
 The single link of [WJ §2.1] (``q = 0`` hanging down; rod of mass ``m``, COM at ``ℓ``, ``I_O`` about the
-pivot): ``g = m g₀ ℓ sin q``, ``∂g/∂q = m g₀ ℓ cos q``, and ``f = (1/2π) √((k + m g₀ ℓ cos q) / I_O)``.
+pivot): ``g = m g₀ ℓ sin q``, ``∂g/∂q = m g₀ ℓ cos q``, and ``f_nat = (1/2π) √((𝒦 + m g₀ ℓ cos q) / I_O)``.
 
 >>> import numpy as np
 >>> from lessonlib import samples
@@ -114,7 +118,7 @@ def gravity_stiffness(model, q, *, gravity=None):
 
 
 def joint_stiffness(model, stiffness):
-    """``stiffness`` as the (n, n) matrix ``K``: an (n,) vector is its diagonal; a matrix must be symmetric.
+    """``stiffness`` as the (n, n) matrix ``𝒦``: an (n,) vector is its diagonal; a matrix must be symmetric.
 
     Raises ``ValueError`` naming ``stiffness`` for another shape, a non-finite entry or an asymmetric matrix.
     """
@@ -134,16 +138,16 @@ def joint_stiffness(model, stiffness):
 def natural_frequencies(model, q, stiffness, *, gravity=None):
     """The undamped natural frequencies (Hz, ascending, (n,)) of the arm held at ``q`` by joint springs.
 
-    ``stiffness``: the joint stiffness ``K``, an (n,) vector (a diagonal ``K``) or a symmetric (n, n)
-    matrix, N·m/rad for revolute and N/m for prismatic joints. Solves ``(K + ∂g/∂q) φ = (2π f)² M φ``
+    ``stiffness``: the joint stiffness ``𝒦``, an (n,) vector (a diagonal ``𝒦``) or a symmetric (n, n)
+    matrix, N·m/rad for revolute and N/m for prismatic joints. Solves ``(𝒦 + ∂g/∂q) φ = (2π f_nat)² M φ``
     (module docstring) with ``M`` from :func:`~lessonlib.dynamics.crba`, ``∂g/∂q`` from
     :func:`gravity_stiffness`, ``M = L Lᵀ`` and two triangular solves.
 
-    Raises ``ValueError`` naming ``stiffness`` when ``K + ∂g/∂q`` is not positive semi-definite: the
+    Raises ``ValueError`` naming ``stiffness`` when ``𝒦 + ∂g/∂q`` is not positive semi-definite: the
     posture is then statically unstable (a push grows instead of oscillating — an inverted pendulum
     with too weak a spring), and there is no frequency to report; the message gives the smallest
-    eigenvalue of ``K + ∂g/∂q`` (the lesson shows what a lecturer does with it). A direction with
-    neither spring nor gravity (e.g. a vertical-axis joint with ``K = 0``) is neutral: 0 Hz.
+    eigenvalue of ``𝒦 + ∂g/∂q`` (N·m/rad), which a lecturer can show as the amount of spring missing. A
+    direction with neither spring nor gravity (e.g. a vertical-axis joint with ``𝒦 = 0``) is neutral: 0 Hz.
 
     >>> import numpy as np
     >>> from lessonlib import samples
@@ -152,14 +156,13 @@ def natural_frequencies(model, q, stiffness, *, gravity=None):
     0.6222
     """
     (q,) = state(model, q)
-    K = joint_stiffness(model, stiffness)
-    K_total = K + gravity_stiffness(model, q, gravity=gravity)
+    K_total = joint_stiffness(model, stiffness) + gravity_stiffness(model, q, gravity=gravity)   # 𝒦 + ∂g/∂q
     scale = max(1.0, float(np.abs(K_total).max()))
     lowest = float(eigvalsh(K_total)[0])
     if lowest < -RANK_TOL * scale:
-        raise ValueError(f"stiffness: the posture is statically unstable — K + ∂g/∂q is not positive "
+        raise ValueError(f"stiffness: the posture is statically unstable — 𝒦 + ∂g/∂q is not positive "
                          f"semi-definite (smallest eigenvalue {lowest:.6g}); a stiffer spring is needed to hold it")
     L = cholesky(model, crba(model, q))                            # M = L Lᵀ
-    A = solve_triangular(L, solve_triangular(L, K_total, lower=True).T, lower=True)   # L⁻¹ (K + ∂g/∂q) L⁻ᵀ
-    omega_sq = eigvalsh(0.5 * (A + A.T))                           # (2π f)², ascending
+    K_scaled = solve_triangular(L, solve_triangular(L, K_total, lower=True).T, lower=True)   # L⁻¹ (𝒦 + ∂g/∂q) L⁻ᵀ
+    omega_sq = eigvalsh(0.5 * (K_scaled + K_scaled.T))             # (2π f_nat)², ascending
     return np.sqrt(np.clip(omega_sq, 0.0, None)) / (2 * np.pi)

@@ -32,7 +32,7 @@ import sandbox_world
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
              "mass_matrix08": "08_mass_matrix_forward_dynamics.ipynb"}
-POINTS = {"rnea_poe06": 14, "denoc07": 10, "mass_matrix08": 11}
+POINTS = {"rnea_poe06": 14, "denoc07": 10, "mass_matrix08": 14}
 
 
 local = local_function          # a student function as the checkers see it (plain-data round trip)
@@ -170,11 +170,28 @@ def test_08_gravity_left_on_and_chain_only_crba_fail_where_they_are_wrong():
     assert got == {"mass-id-columns": False, "mass-id-trees": False, "mass-crba-chain": True, "mass-crba-tree": False,
                    "mass-crba-energy": True, "mass-cholesky": True, "mass-cholesky-spd": True, "mass-cholesky-stable": True,
                    "mass-fd": True,
-                   "mass-fd-roundtrip": False, "mass-jtf": True}
+                   "mass-fd-roundtrip": False, "mass-jtf": True, "mass-gravity-stiffness": True,
+                   "mass-natural-frequencies": True, "mass-natural-frequencies-trees": False}
     v = run("mass_matrix08", "mass-id-columns", ns)
     assert_helpful(v)
     assert "mass_matrix_from_id(<Model 'seed004_2link' n=2>, [0.7, 0. ])" in v.message and "gravity switched off" in v.message
     assert "model.parent" in run("mass_matrix08", "mass-crba-tree", ns).message
+    assert "your crba is wrong on this case" in run("mass_matrix08", "mass-natural-frequencies-trees", ns).message
+
+
+def test_08_natural_frequencies_by_eigh_pass_and_a_clipped_unstable_posture_fails():
+    eigh_route = "from scipy.linalg import eigh\n"
+    ns = solution_namespace("mass_matrix08")
+    exec(eigh_route, ns)
+    ns["natural_frequencies"] = lambda model, q, stiffness, gravity=None: np.sqrt(ns["eigh"](
+        stiffness + ns["gravity_stiffness"](model, q, gravity=gravity), ns["crba"](model, q), eigvals_only=True)) / (2 * np.pi)
+    assert run("mass_matrix08", "mass-natural-frequencies", ns).passed            # the text allows scipy's eigh
+    with np.errstate(invalid="ignore"):                                          # √ of a negative: NaN, a refusal
+        assert run("mass_matrix08", "mass-natural-frequencies-trees", ns).passed
+        clipped = ns["natural_frequencies"]
+        ns["natural_frequencies"] = lambda *args, **kwargs: np.nan_to_num(clipped(*args, **kwargs))
+        v = run("mass_matrix08", "mass-natural-frequencies-trees", ns)
+    assert not v.passed and "expected an error (or NaN)" in v.message and "statically unstable" in v.message
 
 
 def test_08_inverse_fails_the_stability_check_and_a_sign_error_fails_jtf():

@@ -64,3 +64,29 @@ CASES = [
     ("mass_matrix08", [("answer-jtf", "gravity=np.zeros(3), f_ext=wrenches", "f_ext=wrenches")],
      {"mass-jtf": M08.JTF_GRAVITY_ON}),
 ]
+
+NF = "answer-natural-frequencies"
+EIGENVALUES = "    eigenvalues = np.linalg.eigvalsh(0.5 * (A + A.T))"
+CASES += [
+    ("mass_matrix08", [(NF, "return np.column_stack(columns)", "return -np.column_stack(columns)")],
+     {"mass-gravity-stiffness": M08.GS_SIGN}),
+    ("mass_matrix08", [(NF, "zero, zero, gravity=gravity)", "zero, zero)")],
+     {"mass-gravity-stiffness": M08.GS_GRAVITY_NOT_PASSED}),
+    ("mass_matrix08", [(NF, " + gravity_stiffness(model, q, gravity=gravity)", "")],
+     {"mass-natural-frequencies": M08.NF_NO_GRAVITY, "mass-natural-frequencies-trees": M08.NF_NO_GRAVITY}),
+    ("mass_matrix08", [(NF, " + gravity_stiffness(model, q, gravity=gravity)", " - gravity_stiffness(model, q, gravity=gravity)")],
+     {"mass-natural-frequencies": M08.NF_GRAVITY_SIGN, "mass-natural-frequencies-trees": M08.NF_GRAVITY_SIGN}),
+    ("mass_matrix08", [(NF, "return np.sqrt(eigenvalues) / (2 * np.pi)", "return np.sqrt(eigenvalues)")],
+     {"mass-natural-frequencies": M08.NF_RAD_PER_S, "mass-natural-frequencies-trees": M08.NF_RAD_PER_S}),
+    ("mass_matrix08", [(NF, EIGENVALUES, "    eigenvalues = np.linalg.eigvalsh(K_total)")],
+     {"mass-natural-frequencies": M08.NF_NO_MASS, "mass-natural-frequencies-trees": M08.NF_NO_MASS}),
+    ("mass_matrix08", [(NF, EIGENVALUES, "    eigenvalues = np.linalg.eigvalsh(L @ L.T)")],
+     {"mass-natural-frequencies": M08.NF_MASS_ONLY, "mass-natural-frequencies-trees": M08.NF_MASS_ONLY}),
+    ("mass_matrix08", [(NF, "return np.sqrt(eigenvalues) / (2 * np.pi)", "return eigenvalues / (2 * np.pi)")],
+     {"mass-natural-frequencies": M08.NF_NO_ROOT, "mass-natural-frequencies-trees": M08.NF_NO_ROOT}),
+    ("mass_matrix08", [(NF, EIGENVALUES, "    eigenvalues = np.linalg.eig(np.linalg.solve(L @ L.T, K_total))[0].real"),
+                       (NF, "    if eigenvalues[0] < 0:", "    if eigenvalues.min() < 0:")],
+     {"mass-natural-frequencies": M08.NF_NOT_SORTED, "mass-natural-frequencies-trees": M08.NF_NOT_SORTED}),
+    ("mass_matrix08", [(NF, "gravity_stiffness(model, q, gravity=gravity)", "gravity_stiffness(model, q)")],
+     {"mass-natural-frequencies-trees": M08.NF_GRAVITY_NOT_PASSED}),
+]

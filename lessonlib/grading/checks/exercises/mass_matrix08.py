@@ -2,18 +2,26 @@
 
 The student builds ``M(q)`` twice — from ``n`` inverse-dynamics calls ([WJ §2.3]'s table: column ``j``
 is ``ID(q, 0, e_j)`` with gravity off) and by the composite-rigid-body algorithm — solves ``M x = b``
-with a Cholesky factor, assembles the forward dynamics, and gets ``Jᵀ F`` from one more ID call.
+with a Cholesky factor, assembles the forward dynamics, gets ``Jᵀ F`` from one more ID call, and
+computes the natural frequencies of the arm held at a posture by joint springs ([DB4 §4.3], lesson 08
+§8): the gravity stiffness ``∂g/∂q`` and the generalized eigenproblem ``(𝒦 + ∂g/∂q) φ = (2π f_nat)² M φ``.
 
 The checker cannot hand a Python callable to the student's function (only plain data and Models
 cross to the kernel), so the student's ``mass_matrix_from_id`` receives the Model and calls the
 library's ``rnea``, which stays available; everything that would give ``M``, ``q̈`` or ``Jᵀ F``
 directly (``crba``, ``aba``, ``terms``' mass matrix, forward dynamics and ``jacobian_transpose_force``,
 the DeNOC matrices, the Lagrange derivation, ``kinetic_energy``, ``kinematics.jacobian``, ``batch``)
-is blocked while grading.
+and the library's ``natural_frequencies`` and ``gravity_stiffness`` are blocked while grading.
 
 Each check compares with the library (``crba``, ``aba``) and with identities that use neither:
 [DB4 §4.2]'s closed-form two-link ``M(q)``, the kinetic energy ``½ Σ V_iᵀ 𝓘_i V_i`` from the body
-twists, the round trip ``ID(FD(τ)) = τ``, the body Jacobian, and the power ``τᵀ q̇ = Fᵀ V_n``.
+twists, the round trip ``ID(FD(τ)) = τ``, the body Jacobian, and the power ``τᵀ q̇ = Fᵀ V_n``. The
+student's ``∂g/∂q`` (differenced, or analytic) is compared with the library's analytic one; the
+frequencies with the pendulum's closed form (8.13) and with a central-difference linearisation of the
+ABA under the holding torque ``g(q) − 𝒦 Δq`` — no ``M``, no ``∂g/∂q``, no eigenproblem of (8.12) — so
+the oracle shares nothing with the student's route. The frequency checks also receive the student's
+``crba`` and ``gravity_stiffness`` (suspects, as for the forward dynamics); an unstable posture (an
+upright pendulum on a weak spring) must be refused (an error or NaN, not a number).
 
 The notebook's instructions for (c) are enforced numerically: ``mass-cholesky-spd`` gives a
 symmetric matrix that is not positive definite, which has no Cholesky factor (so ``np.linalg.solve``
@@ -23,26 +31,31 @@ triangular solves keep; both first solve one mass matrix, so that a wrong solve 
 mistakes (gravity left on in the ID columns, the composite inertia handed to ``i − 1`` on a tree,
 ``X 𝓘 Xᵀ`` for ``Xᵀ 𝓘 X``, half of ``M``, the triangular solves in the wrong order, a solve without the
 factor, an inverse of ``M`` or of ``L``, the bias with the wrong sign or without gravity or ``f_ext``,
-``−Jᵀ F`` for ``Jᵀ F``) are the algorithms written here with one piece replaced (an unstable solve is
+``−Jᵀ F`` for ``Jᵀ F``; ``∂g/∂q`` with the wrong sign or the model's gravity; the frequencies without
+``∂g/∂q``, with ``𝒦 − ∂g/∂q``, in rad/s, from ``𝒦 + ∂g/∂q`` alone or ``M`` alone, without the square root,
+unsorted, without the given gravity) are the algorithms written here with one piece replaced (an unstable solve is
 recognised by the digits it loses, ``log10`` of its residual); the forward-dynamics checks also receive the
 student's ``crba``, ``mass_matrix_from_id`` and ``cholesky_solve`` to say which one is wrong on a
 failing case (e.g. a ``LinAlgError`` in ``cholesky_solve`` because ``crba`` is wrong on trees).
 
-=========================  ======  ==========================================================
-check                      points  what it tests
-=========================  ======  ==========================================================
-``mass-id-columns``        1       ``mass_matrix_from_id``: [DB4 §4.2]'s closed form, random chains
-``mass-id-trees``          1       ``mass_matrix_from_id`` on trees; ``½ q̇ᵀ M q̇`` = kinetic energy
-``mass-crba-chain``        1       ``crba`` on chains ([DB4 §4.2]'s arm, random chains with prismatic joints)
-``mass-crba-tree``         1       ``crba`` on trees (``branched_tree``, random trees)
-``mass-crba-energy``       1       ``crba`` on the UR5 and [SWC16]'s arm: energy, symmetry, ``q_1``
-``mass-cholesky``          1       ``cholesky_solve``: ``M x = b`` for mass matrices
-``mass-cholesky-spd``      1       ``cholesky_solve`` solves one M, refuses matrices that are not positive definite
-``mass-cholesky-stable``   1       ``cholesky_solve`` solves one M, is backward stable where an inverse is not
-``mass-fd``                1       ``forward_dynamics`` = ABA on chains ([DB4 §4.2]'s arm, random chains)
-``mass-fd-roundtrip``      1       ``forward_dynamics`` on trees, gravity and ``f_ext``: ``ID(FD(τ)) = τ``
-``mass-jtf``               1       ``tip_wrench_torques``: ``J_bᵀ F`` and the power ``τᵀ q̇ = Fᵀ V_n``
-=========================  ======  ==========================================================
+==================================  ======  ============================================================================
+check                               points  what it tests
+==================================  ======  ============================================================================
+``mass-id-columns``                 1       ``mass_matrix_from_id``: [DB4 §4.2]'s closed form, random chains
+``mass-id-trees``                   1       ``mass_matrix_from_id`` on trees; ``½ q̇ᵀ M q̇`` = kinetic energy
+``mass-crba-chain``                 1       ``crba`` on chains ([DB4 §4.2]'s arm, random chains with prismatic joints)
+``mass-crba-tree``                  1       ``crba`` on trees (``branched_tree``, random trees)
+``mass-crba-energy``                1       ``crba`` on the UR5 and [SWC16]'s arm: energy, symmetry, ``q_1``
+``mass-cholesky``                   1       ``cholesky_solve``: ``M x = b`` for mass matrices
+``mass-cholesky-spd``               1       ``cholesky_solve`` solves one M, refuses matrices that are not positive definite
+``mass-cholesky-stable``            1       ``cholesky_solve`` solves one M, is backward stable where an inverse is not
+``mass-fd``                         1       ``forward_dynamics`` = ABA on chains ([DB4 §4.2]'s arm, random chains)
+``mass-fd-roundtrip``               1       ``forward_dynamics`` on trees, gravity and ``f_ext``: ``ID(FD(τ)) = τ``
+``mass-jtf``                        1       ``tip_wrench_torques``: ``J_bᵀ F`` and the power ``τᵀ q̇ = Fᵀ V_n``
+``mass-gravity-stiffness``          1       ``gravity_stiffness``: the pendulum, chains, trees, any gravity; symmetric
+``mass-natural-frequencies``        1       ``natural_frequencies``: the pendulum by (8.13), [DB4 §4.2]'s arm, chains
+``mass-natural-frequencies-trees``  1       ``natural_frequencies`` on trees, any gravity; an unstable posture refused
+==================================  ======  ============================================================================
 """
 from __future__ import annotations
 
@@ -52,6 +65,7 @@ import numpy as np
 
 from lessonlib import samples
 from lessonlib.dynamics import aba, crba, rnea
+from lessonlib.dynamics.vibration import gravity_stiffness as analytic_gravity_stiffness
 from lessonlib.dynamics.energy import kinetic_energy
 from lessonlib.kinematics import body_twists, jacobian, joint_transforms
 from .. import display
@@ -68,8 +82,10 @@ EXERCISE = Exercise(
              "lessonlib.dynamics.denoc:denoc_matrices", "lessonlib.dynamics.denoc:generalized_inertia",
              "lessonlib.dynamics.denoc:convective_inertia", "lessonlib.dynamics.lagrange:_derive",
              "lessonlib.dynamics.energy:kinetic_energy", "lessonlib.dynamics.closed_form:closed_form_coefficients",
-             "lessonlib.kinematics:jacobian"),
-    copy_targets=("lessonlib.dynamics.crba", "lessonlib.dynamics.terms", "lessonlib.dynamics.aba", "lessonlib.batch"))
+             "lessonlib.kinematics:jacobian", "lessonlib.dynamics.vibration:natural_frequencies",
+             "lessonlib.dynamics.vibration:gravity_stiffness"),
+    copy_targets=("lessonlib.dynamics.crba", "lessonlib.dynamics.terms", "lessonlib.dynamics.aba", "lessonlib.batch",
+                  "lessonlib.dynamics.vibration"))
 
 #: A backward-stable solve of ``M x = b`` leaves a relative residual ``‖M x − b‖ / (‖M‖ ‖x‖)`` of a few
 #: machine epsilons (measured: ≤ 2e-16 for two triangular solves, ≤ 6e-15 for ``lstsq``); ``inv(M) @ b``
@@ -470,3 +486,196 @@ def check_jtf(ctx, tip_wrench_torques):
         ctx.expect_close(f"tau_ext ({model.n},)", tau, J_b.T @ F, hint=hint)
         ctx.expect_close("power tau_ext . qd for a random qd", np.asarray(tau, dtype=float) @ qd,
                          F @ body_twists(model, q, qd)[-1], hint="the wrench's power F · V_n equals τ · q̇")
+
+
+# --- (e) natural frequencies about a posture ([DB4 §4.3], lesson 08 §8) ------------------------------
+
+#: Step of the central differences in the judge's linearisation of the forward dynamics (rad or m).
+LINEARISATION_STEP = 1e-6
+#: Tolerance on a frequency (Hz): the judge's linearisation and a student's differenced ∂g/∂q agree to about 1e-8 Hz.
+FREQUENCY_ATOL = 1e-5
+
+
+def gravity_stiffness_with(model, q, gravity=None, *, sign=1.0, pass_gravity=True):
+    """``∂g/∂q`` by central differences of ``ID(q, 0, 0)`` — or a slip: the other ``sign`` (the weight's own
+    torques, ``−g``), or the model's gravity where ``gravity`` was given (``pass_gravity`` False)."""
+    g = gravity if pass_gravity else None
+    zero, h = np.zeros(model.n), 1e-6
+    q = np.asarray(q, dtype=float)
+    return sign * np.column_stack([(rnea(model, q + h * e, zero, zero, gravity=g)
+                                    - rnea(model, q - h * e, zero, zero, gravity=g)) / (2 * h)
+                                   for e in np.eye(model.n)])
+
+
+def frequencies_with(model, q, stiffness, gravity=None, *, dg_dq=gravity_stiffness_with, gravity_sign=1.0, mass=True,
+                     stiffness_matrix=True, root=True, hz=True, ordered=True):
+    """The natural frequencies (Hz, ascending) of ``(𝒦 + ∂g/∂q) φ = (2π f_nat)² M φ`` — or a slip: ``dg_dq`` (None:
+    left out, or a differently wrong one), ``gravity_sign`` −1, no ``mass`` (the eigenvalues of 𝒦 + ∂g/∂q alone),
+    no ``stiffness_matrix`` (the eigenvalues of M alone), no square ``root``, rad/s for ``hz``, not ``ordered``
+    (``np.linalg.eig`` of ``M⁻¹ (𝒦 + ∂g/∂q)``, in its own order)."""
+    K = np.asarray(stiffness, dtype=float)
+    if dg_dq is not None:
+        K = K + gravity_sign * dg_dq(model, q, gravity)
+    M = crba(model, q)
+    if not stiffness_matrix:
+        w2 = np.linalg.eigvalsh(M)
+    elif not mass:
+        w2 = np.linalg.eigvalsh(K)
+    elif ordered:
+        L = np.linalg.cholesky(M)
+        w2 = np.linalg.eigvalsh(np.linalg.solve(L, np.linalg.solve(L, K).T))
+    else:
+        w2 = np.linalg.eig(np.linalg.solve(M, K))[0].real
+    w = np.sqrt(w2) if root else w2
+    return w / (2 * np.pi) if hz else w
+
+
+def linearised_frequencies(model, q, stiffness, gravity=None):
+    """The judge's oracle: ``√eig(−A) / 2π`` with ``A = ∂q̈/∂q`` of the ABA under ``τ(q + Δq) = g(q) − 𝒦 Δq``, by
+    central differences — no ``M``, no ``∂g/∂q`` and no eigenproblem of (8.12) anywhere."""
+    zero, h = np.zeros(model.n), LINEARISATION_STEP
+    g_q = rnea(model, q, zero, zero, gravity=gravity)
+    K = np.asarray(stiffness, dtype=float)
+    A = np.column_stack([(aba(model, q + h * e, zero, g_q - h * K @ e, gravity=gravity)
+                          - aba(model, q - h * e, zero, g_q + h * K @ e, gravity=gravity)) / (2 * h)
+                         for e in np.eye(model.n)])
+    return np.sqrt(np.sort(np.linalg.eigvals(-A).real)) / (2 * np.pi)
+
+
+def holding_stiffness(ctx, model, q, gravity=None):
+    """A random symmetric 𝒦 that holds ``q``: ``𝒦 + ∂g/∂q`` positive definite, and ``∂g/∂q`` a visible share of it
+    (so that a slip in the gravity stiffness changes the frequencies by far more than the tolerance)."""
+    n = model.n
+    G = gravity_stiffness_with(model, q, gravity)
+    M = crba(model, q)
+    B = ctx.rng.normal(size=(n, n)) * 0.1
+    K = (B + B.T) * np.sqrt(np.outer(np.diag(M), np.diag(M)))
+    return K + np.diag(np.abs(K).sum(axis=1) + np.abs(G).sum(axis=1) + ctx.rng.uniform(5.0, 60.0, n) * np.diag(M))
+
+
+GS_SIGN = Variant("your ∂g/∂q seems to have the wrong sign: g = ID(q, 0, 0) is the torque that holds the weight, "
+                  "and the gravity stiffness is its derivative, not the derivative of the weight's own torque −g",
+                  gravity_stiffness=partial(gravity_stiffness_with, sign=-1.0))
+GS_GRAVITY_NOT_PASSED = Variant("your ∂g/∂q seems to use model.gravity where the gravity argument was given: pass "
+                                "gravity=gravity to every ID call",
+                                gravity_stiffness=partial(gravity_stiffness_with, pass_gravity=False))
+NF_NO_GRAVITY = Variant("your frequencies seem to leave the gravity stiffness out: (8.12) has 𝒦 + ∂g/∂q, so that a "
+                        "hanging arm rings faster and an upright one slower than its springs alone",
+                        natural_frequencies=partial(frequencies_with, dg_dq=None))
+NF_GRAVITY_SIGN = Variant("your frequencies seem to use 𝒦 − ∂g/∂q: gravity stiffness adds to the springs, 𝒦 + ∂g/∂q "
+                          "(hanging down, ∂g/∂q > 0 stiffens the arm)",
+                          natural_frequencies=partial(frequencies_with, gravity_sign=-1.0))
+NF_RAD_PER_S = Variant("your frequencies seem to be in rad/s: the eigenvalues are (2π f_nat)², so f_nat = √λ / (2π) "
+                       "in Hz", natural_frequencies=partial(frequencies_with, hz=False))
+NF_NO_MASS = Variant("your frequencies seem to come from 𝒦 + ∂g/∂q alone: (8.12) is a generalized eigenproblem "
+                     "with M on the right — solve it through M = L Lᵀ (or scipy.linalg.eigh(A, M))",
+                     natural_frequencies=partial(frequencies_with, mass=False))
+NF_MASS_ONLY = Variant("your frequencies seem to come from the eigenvalues of M alone: the springs and gravity, "
+                       "𝒦 + ∂g/∂q, are the left side of (8.12) and M the right side",
+                       natural_frequencies=partial(frequencies_with, stiffness_matrix=False))
+NF_NO_ROOT = Variant("your frequencies seem to miss the square root: the eigenvalues of (8.12) are (2π f_nat)², so "
+                     "f_nat = √λ / (2π)", natural_frequencies=partial(frequencies_with, root=False))
+NF_NOT_SORTED = Variant("your frequencies are right but not in ascending order: sort them (np.sort), "
+                        "f_nat,1 ≤ … ≤ f_nat,n", natural_frequencies=partial(frequencies_with, ordered=False))
+NF_GRAVITY_NOT_PASSED = Variant("your frequencies seem to use model.gravity where the gravity argument was given: "
+                                "pass gravity=gravity on to your gravity_stiffness",
+                                natural_frequencies=partial(frequencies_with, dg_dq=lambda model, q, gravity:
+                                                            gravity_stiffness_with(model, q, None)))
+_NF_VARIANTS = (NF_NO_GRAVITY, NF_GRAVITY_SIGN, NF_RAD_PER_S, NF_NO_MASS, NF_MASS_ONLY, NF_NO_ROOT)
+
+_GS_HINT = "∂g/∂q column k = (ID(q + h e_k, 0, 0) − ID(q − h e_k, 0, 0)) / (2h), with the given gravity (h ≈ 1e-6)"
+_NF_HINT = ("(𝒦 + ∂g/∂q) φ = (2π f_nat)² M φ: with M = L Lᵀ, the eigenvalues λ of L⁻¹ (𝒦 + ∂g/∂q) L⁻ᵀ are "
+            "(2π f_nat)²; f_nat = √λ / (2π) in Hz, ascending")
+_NF_HELPERS = ("crba", "gravity_stiffness")
+
+
+def _nf_suspects(ctx, helpers, model, q, gravity=None):
+    """Probes of the student's ``crba`` and ``gravity_stiffness`` on this case (a failing ``natural_frequencies``)."""
+    crba_student, gs_student = helpers
+    return (ctx.suspect(crba_student, model, q, expected=crba(model, q), call="crba(model, q)", see="mass-crba-tree"),
+            ctx.suspect(gs_student, model, q, gravity=gravity,
+                        expected=analytic_gravity_stiffness(model, q, gravity=gravity),
+                        call="gravity_stiffness(model, q, gravity=gravity)", see="mass-gravity-stiffness"))
+
+
+def _expect_ascending(ctx, f, call):
+    """Right values in the wrong order fail here, named as such (``got`` is 0: "not sorted")."""
+    if np.any(np.diff(f) < 0):
+        ctx.fail(f"f_nat: expected ascending frequencies, got {display.array(f)}", call=call, got=np.zeros(1),
+                 hint="sort the frequencies: f_nat,1 ≤ … ≤ f_nat,n")
+
+
+@EXERCISE.check("mass-gravity-stiffness", points=1, functions=("gravity_stiffness",),
+                title="the gravity stiffness ∂g/∂q: symmetric, against the analytic one",
+                variants=(GS_SIGN, GS_GRAVITY_NOT_PASSED))
+def check_gravity_stiffness(ctx, gravity_stiffness):
+    rod = samples.pendulum(m=float(ctx.rng.uniform(0.5, 3.0)), length=float(ctx.rng.uniform(0.4, 1.5)))
+    q = np.array([ctx.rng.uniform(-1.2, 1.2)])
+    ctx.expect_close("∂g/∂q (1, 1)", ctx.call(gravity_stiffness, rod, q), analytic_gravity_stiffness(rod, q),
+                     hint="[WJ §2.1]'s link: g = m g₀ ℓ sin q, so ∂g/∂q = m g₀ ℓ cos q; " + _GS_HINT)
+    for tree in (False, True):
+        model = random_tree(ctx) if tree else random_model(ctx, tree=False, n_min=3, n_max=6)
+        q, _, _ = random_state(ctx, model)
+        g = random_gravity(ctx)
+        call = f"gravity_stiffness(model, q, gravity=g) on {model.name!r} (parents {list(model.parent)})"
+        G = ctx.expect_shape(f"∂g/∂q ({model.n}, {model.n})", ctx.call(gravity_stiffness, model, q, gravity=g),
+                             (model.n, model.n), call=call)
+        ctx.expect_close(f"∂g/∂q ({model.n}, {model.n})", G, analytic_gravity_stiffness(model, q, gravity=g), call=call,
+                         hint=_GS_HINT)
+        ctx.expect_close("∂g/∂q − (∂g/∂q)ᵀ", G - G.T, np.zeros_like(G), call=call,
+                         hint="∂g/∂q is the Hessian of the potential energy: symmetric")
+
+
+@EXERCISE.check("mass-natural-frequencies", points=1, functions=("natural_frequencies",), helpers=_NF_HELPERS,
+                title="natural frequencies: the pendulum by hand, [DB4 §4.2]'s arm, chains",
+                variants=_NF_VARIANTS + (NF_NOT_SORTED,))
+def check_natural_frequencies(ctx, natural_frequencies, *helpers):
+    m, length = float(ctx.rng.uniform(0.5, 3.0)), float(ctx.rng.uniform(0.4, 1.5))
+    rod = samples.pendulum(m=m, length=length)
+    I_O, mgl = m * length**2 / 3, m * 9.81 * length / 2
+    for q1 in (ctx.rng.uniform(-1.0, 1.0), ctx.rng.uniform(2.2, 3.0)):     # below and above the pivot
+        k = mgl * ctx.rng.uniform(1.5, 3.0)
+        call = f"natural_frequencies(pendulum, [{q1:.4f}], [[{k:.4f}]]) (m = {m:.4f} kg, length {length:.4f} m)"
+        with ctx.suspects(*_nf_suspects(ctx, helpers, rod, np.array([q1]))):
+            ctx.expect_close("f_nat (1,)", ctx.call(natural_frequencies, rod, np.array([q1]), np.array([[k]])),
+                             [np.sqrt((k + mgl * np.cos(q1)) / I_O) / (2 * np.pi)], atol=FREQUENCY_ATOL, call=call,
+                             hint="(8.13): f_nat = √((𝒦 + m g₀ ℓ cos q) / I_O) / (2π), ℓ = length/2, I_O = m length²/3")
+    arm = samples.seed004_2link()
+    cases = [(arm, np.array([ctx.rng.uniform(-np.pi, np.pi), ctx.rng.uniform(-2.5, 2.5)]))]
+    cases += [(model, random_state(ctx, model)[0]) for model in
+              (random_model(ctx, tree=False, n_min=3, n_max=6) for _ in range(2))]
+    for model, q in cases:
+        K = holding_stiffness(ctx, model, q)
+        call = f"natural_frequencies(model, q, stiffness) on {model.name!r}"
+        with ctx.suspects(*_nf_suspects(ctx, helpers, model, q)):
+            f = ctx.expect_shape(f"f_nat ({model.n},)", ctx.call(natural_frequencies, model, q, K), (model.n,),
+                                 call=call)
+            ctx.expect_close(f"f_nat ({model.n},), sorted", np.sort(f), linearised_frequencies(model, q, K),
+                             atol=FREQUENCY_ATOL, call=call, hint=_NF_HINT)
+            _expect_ascending(ctx, f, call)
+
+
+@EXERCISE.check("mass-natural-frequencies-trees", points=1, functions=("natural_frequencies",), helpers=_NF_HELPERS,
+                title="natural frequencies on trees with prismatic joints and any gravity; an unstable posture refused",
+                variants=_NF_VARIANTS + (NF_NOT_SORTED, NF_GRAVITY_NOT_PASSED))
+def check_natural_frequencies_trees(ctx, natural_frequencies, *helpers):
+    for _ in range(3):
+        model = random_tree(ctx, n_min=3, n_max=6)
+        q = random_state(ctx, model)[0]
+        g = random_gravity(ctx)
+        K = holding_stiffness(ctx, model, q, g)
+        call = (f"natural_frequencies(model, q, stiffness, gravity=g) on {model.name!r} (parents "
+                f"{list(model.parent)})")
+        with ctx.suspects(*_nf_suspects(ctx, helpers, model, q, g)):
+            f = ctx.expect_shape(f"f_nat ({model.n},)", ctx.call(natural_frequencies, model, q, K, gravity=g),
+                                 (model.n,), call=call)
+            ctx.expect_close(f"f_nat ({model.n},), sorted", np.sort(f), linearised_frequencies(model, q, K, g),
+                             atol=FREQUENCY_ATOL, call=call, hint=_NF_HINT)
+            _expect_ascending(ctx, f, call)
+    rod = samples.pendulum()                                   # upright, on a spring weaker than m g₀ ℓ = 4.905 N·m/rad
+    q_up, k = np.array([np.pi - ctx.rng.uniform(0.0, 0.3)]), float(ctx.rng.uniform(0.5, 3.0))
+    ctx.expect_refusal("f_nat (1,)", natural_frequencies, rod, q_up, np.array([[k]]),
+                       call=f"natural_frequencies(pendulum, [{q_up[0]:.4f}], [[{k:.4f}]]) — nearly upright, "
+                            f"𝒦 = {k:.4f} N·m/rad < m g₀ ℓ = 4.905 N·m/rad",
+                       hint="𝒦 + ∂g/∂q < 0: the posture is statically unstable and has no frequency; a square root "
+                            "of the negative eigenvalue gives NaN, or raise a ValueError — do not return a number")

@@ -17,6 +17,8 @@ from .simulate import Trajectory, simulate
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
 from .lwp1980 import lwp1980
+from .moving_frames import (FrameAcceleration, PlatformForces, moving_frame_acceleration, moving_frame_velocity,
+                            platform_forces)
 from .observer import ObserverRun, ObserverState, PushRun, observer_start, observer_step, push_and_observe, run_observer
 from .rnea import RNEATrace, rnea, rnea_trace
 from .rnea_classic import rnea_classic
@@ -36,4 +38,5 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "run_observer", "push_and_observe", "ObserverState", "ObserverRun", "PushRun",
            "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
            "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980", "skater_pull_in", "SkaterRun", "foucault_run",
-           "FoucaultRun", "natural_frequencies", "gravity_stiffness", "joint_stiffness"]
+           "FoucaultRun", "natural_frequencies", "gravity_stiffness", "joint_stiffness", "moving_frame_acceleration",
+           "moving_frame_velocity", "FrameAcceleration", "platform_forces", "PlatformForces"]

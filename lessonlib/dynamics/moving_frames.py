@@ -8,7 +8,7 @@ gives the point's real acceleration (course eq. 4.14)::
 
     p̈ = a_O + ω̇ × p_rel + ω × (ω × p_rel)  +  2 ω × v_rel  +  a_rel
         └──── transport a_tr (牵连加速度) ───┘   Coriolis a_cor     relative
-                                                  (科氏加速度)
+                                                  (科里奥利加速度)
 
 The Coriolis term collects two equal halves: the frame turns the relative velocity (``ω × v_rel``) and
 the relative motion carries the point to where the frame moves faster (``ω × v_rel`` again) — hence

@@ -22,7 +22,7 @@ from lessonlib.grading.checks.preview import local_function
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = {"00_tour": "tour00", "01_lie_groups": "lie_groups01", "02_lie_algebra": "lie_algebra02",
            "03_inertia": "inertia03", "04_lagrange": "lagrange04"}
-POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 7, "04_lagrange": 12}
+POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 7, "04_lagrange": 14}
 
 
 def read(kind, stem):
@@ -188,6 +188,12 @@ def skater_torques(q, qd, qdd, skater):
     """The Coriolis torque with a factor 1 (r² differentiated as r ṙ)."""
     I, m, r = skater["I"], skater["m"], q[1]
     return np.array([(I + m * r * r) * qdd[0] + m * r * qd[1] * qd[0], m * qdd[1] - m * r * qd[0] ** 2])
+''',
+        "answer-frames": '''
+def frame_acceleration(omega, omega_dot, p_rel, v_rel, a_rel, a_origin):
+    """The Coriolis term without its 2."""
+    return (np.asarray(a_origin) + np.cross(omega_dot, p_rel) + np.cross(omega, np.cross(omega, p_rel))
+            + np.cross(omega, v_rel) + np.asarray(a_rel))
 '''}, {"lagrange-pendulum-static", "lagrange-mass-db4", "lagrange-gravity-db4", "lagrange-gravity-random",
        "lagrange-coriolis-cqd", "lagrange-skater-momentum"}),
 }
@@ -200,7 +206,9 @@ MESSAGES = {
     "04_lagrange": [("lagrange-pendulum-dynamic", "I_{O,u} = I_c + m ℓ²"), ("lagrange-coriolis-skew", "skew"),
                     ("lagrange-dh-potential", "likely mistake: your potential seems to be +Σ m_i g_physᵀ p_{c_i}"),
                     ("lagrange-dh-gravity", "likely mistake: your g(q) has the wrong sign"),
-                    ("lagrange-skater-torques", "2 m q₂ q̇₂ q̇₁")],
+                    ("lagrange-skater-torques", "2 m q₂ q̇₂ q̇₁"),
+                    ("lagrange-frames-platform", "likely mistake: your Coriolis term seems to be ω × v_rel"),
+                    ("lagrange-frames-general", "likely mistake: your Coriolis term seems to be ω × v_rel")],
 }
 
 

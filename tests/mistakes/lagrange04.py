@@ -17,6 +17,8 @@ KINETIC = "T_kin = (m1 * v_c1.dot(v_c1) + m2 * v_c2.dot(v_c2) + I1 * qd1**2 + I2
 CHRISTOFFEL = "(M_sym[i, j].diff(qs[k]) + M_sym[i, k].diff(qs[j]) - M_sym[j, k].diff(qs[i])) / 2 * qds[k]"
 MASS_AND_GRAVITY = ("lagrange-mass-db4", "lagrange-mass-random", "lagrange-gravity-random")   # [DB4]'s g names neither
 CORIOLIS = ("lagrange-coriolis-cqd", "lagrange-coriolis-skew")
+FRAMES = ("lagrange-frames-platform", "lagrange-frames-general")
+CENTRIPETAL = "np.cross(omega, np.cross(omega, p_rel))"
 
 
 def skater_by_hand(coriolis, centrifugal):
@@ -95,4 +97,21 @@ CASES = [
     ("lagrange04", [("answer-skater", "T_skater.diff(x.diff(t)).diff(t) - T_skater.diff(x)",
                      "T_skater.diff(x.diff(t)).diff(t)")],
      {"lagrange-skater-torques": M04.T_NO_CENTRIFUGAL}),
+    # (g) moving frames: both checks where a slip shows in both, the general check alone for ω̇ and a_O
+    ("lagrange04", [("answer-frames", "coriolis = 2 * np.cross(omega, v_rel)", "coriolis = np.cross(omega, v_rel)")],
+     dict.fromkeys(FRAMES, M04.F_CORIOLIS_ONCE)),
+    ("lagrange04", [("answer-frames", "coriolis = 2 * np.cross(omega, v_rel)", "coriolis = 2 * np.cross(v_rel, omega)")],
+     {"lagrange-frames-platform": M04.F_CORIOLIS_SIGN}),
+    ("lagrange04", [("answer-frames", CENTRIPETAL, "np.cross(np.cross(omega, p_rel), omega)")],
+     dict.fromkeys(FRAMES, M04.F_CENTRIPETAL_SIGN)),
+    ("lagrange04", [("answer-frames", CENTRIPETAL, "np.cross(np.cross(omega, omega), p_rel)")],
+     {"lagrange-frames-platform": M04.F_NO_CENTRIPETAL}),
+    ("lagrange04", [("answer-frames", "return transport + coriolis + a_rel", "return transport + coriolis - a_rel")],
+     {"lagrange-frames-platform": M04.F_RELATIVE_SIGN}),
+    ("lagrange04", [("answer-frames", "a_origin + np.cross(omega_dot, p_rel) + ", "a_origin + ")],
+     {"lagrange-frames-general": M04.F_NO_EULER}),
+    ("lagrange04", [("answer-frames", "np.cross(omega_dot, p_rel)", "np.cross(p_rel, omega_dot)")],
+     {"lagrange-frames-general": M04.F_EULER_SIGN}),
+    ("lagrange04", [("answer-frames", "transport = a_origin + ", "transport = ")],
+     {"lagrange-frames-general": M04.F_NO_ORIGIN}),
 ]

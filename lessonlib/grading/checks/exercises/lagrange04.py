@@ -26,7 +26,14 @@ DH frame i, link 2 placed by T_{1,2} alone, gravity assumed along −y. (f) [LG]
 the Coriolis force): the angular momentum ``L_z = ∂K/∂q̇₁``, conserved along a simulated pull-in with no
 torque on the spin (``skater_pull_in``), and Lagrange's torques against the RNEA, with the Coriolis torque
 ``2 m q₂ q̇₂ q̇₁``; known mistakes: the kinetic energy for L_z, the hub or the mass left out, the Coriolis
-factor 1 or 0, the centrifugal term's sign or absence.
+factor 1 or 0, the centrifugal term's sign or absence. (g) A point seen from a moving frame ([LG]'s appendix and
+its Newton–Euler section, lesson 04 §12): ``frame_acceleration`` returns ``p̈ = a_O + ω̇ × p_rel + ω × (ω × p_rel) +
+2 ω × v_rel + a_rel`` in the frame's axes, against the second central difference of the point's *world* position
+``p_O(t) + R(t) p_rel(t)`` (no formula of (4.14) in the reference): [LG]'s turning platform (the walker going
+round, a walker crossing the centre, a random path) and frames that translate and turn about a changing axis;
+known mistakes: the Coriolis term without the 2 or reversed (``v_rel × ω``), the centripetal term reversed
+(``(ω × p_rel) × ω``) or lost (``(ω × ω) × p_rel``), ``a_rel`` with [LG]'s printed sign, the Euler term ``ω̇ × p_rel``
+left out or reversed, ``a_O`` left out.
 
 =============================  ======  ======================================================
 check                          points  what it tests
@@ -43,6 +50,8 @@ check                          points  what it tests
 ``lagrange-dh-gravity``        1       ``gravity_dh``: ``∂U/∂q`` = the PoE arm's g(q), any gravity
 ``lagrange-skater-momentum``   1       ``skater_momentum``: ``L_z`` constant along a pull-in (τ₁ = 0)
 ``lagrange-skater-torques``    1       ``skater_torques``: RNEA; ``τ₁(q̈₁ = 0) = 2 m q₂ q̇₂ q̇₁``
+``lagrange-frames-platform``   1       ``frame_acceleration`` on [LG]'s platform: differenced world path
+``lagrange-frames-general``    1       ... a frame translating and turning about a changing axis
 =============================  ======  ======================================================
 """
 from __future__ import annotations
@@ -51,9 +60,9 @@ from functools import partial
 
 import numpy as np
 
-from lessonlib import samples, spatial
-from lessonlib.dynamics import (coriolis_matrix, crba, gravity_torques, potential_energy, rnea, skater_pull_in,
-                         velocity_torques)
+from lessonlib import samples, so3, spatial
+from lessonlib.dynamics import (coriolis_matrix, crba, gravity_torques, moving_frame_acceleration, potential_energy, rnea,
+                                skater_pull_in, velocity_torques)
 from lessonlib.model import Joint, Model, from_dh
 from .. import display
 from ..checker import Exercise, Variant
@@ -62,7 +71,8 @@ EXERCISE = Exercise(
     "lagrange04", notebook="04_lagrange.ipynb", title="Lesson 04 — Lagrange's equations",
     blocked=("lessonlib.dynamics", "lessonlib.kinematics", "lessonlib.batch", "lessonlib.check",
              "lessonlib.constraints", "lessonlib.complexity", "lessonlib.viz"),
-    copy_targets=("lessonlib.dynamics.lagrange", "lessonlib.dynamics.coriolis", "lessonlib.dynamics.energy"))
+    copy_targets=("lessonlib.dynamics.lagrange", "lessonlib.dynamics.coriolis", "lessonlib.dynamics.energy",
+                  "lessonlib.dynamics.moving_frames"))
 
 #: [DB4 §4.2]: l₁ = l₂ = 0.5 m, m₁ = m₂ = 5 kg, COM at mid-link; I_{c_i,z} = m l²/12 (uniform rods).
 DB4_ARM = dict(l1=0.5, lc1=0.25, lc2=0.25, m1=5.0, m2=5.0, I1=5 / 48, I2=5 / 48, g0=9.81)
@@ -652,3 +662,125 @@ def check_skater_torques(ctx, skater_torques):
     ctx.expect_close("tau1 (the Coriolis torque 2 m q₂ q̇₂ q̇₁ = (d/dt m q₂²) q̇₁)", tau[0],
                      2 * skater["m"] * q[1] * qd[1] * qd[0], call=call,
                      hint="[LG]'s appendix: τ₁ = d(m q̇₁ q₂²)/dt = 2 m q̇₁ q₂ q̇₂; the Coriolis force on the mass is 2 m q̇₁ q̇₂")
+
+
+# --- (g) a point seen from a moving frame: transport, Coriolis and relative acceleration ([LG], lesson 04 §12) -----
+# All vectors in the moving frame's axes. The reference is the second time derivative of the point's WORLD position
+# p(t) = p_O(t) + R(t) p_rel(t), by central differences (no formula of (4.14) in it), turned into the frame's axes.
+
+FRAME_STEP = 1e-3                                   # 4th-order central differences: error ~ step⁴ × the 6th derivative
+
+
+def _d1(f, t):
+    h = FRAME_STEP
+    return (-f(t + 2 * h) + 8 * f(t + h) - 8 * f(t - h) + f(t - 2 * h)) / (12 * h)
+
+
+def _d2(f, t):
+    h = FRAME_STEP
+    return (-f(t + 2 * h) + 16 * f(t + h) - 30 * f(t) + 16 * f(t - h) - f(t - 2 * h)) / (12 * h * h)
+
+
+def frame_case(R, origin, rel, t=0.0):
+    """The inputs (ω, ω̇, p_rel, v_rel, a_rel, a_O in the frame's axes) and the differenced p̈ (frame axes) of one motion:
+    ``R(t)`` the frame's orientation, ``origin(t)`` its origin, ``rel(t)`` the point's coordinates in the frame."""
+    def w_world(s):
+        return so3.vee(_d1(R, s) @ R(s).T)
+    Rt = R(t)
+    inputs = (Rt.T @ w_world(t), Rt.T @ _d1(w_world, t), rel(t), _d1(rel, t), _d2(rel, t), Rt.T @ _d2(origin, t))
+    expected = Rt.T @ _d2(lambda s: origin(s) + R(s) @ rel(s), t)
+    acc = moving_frame_acceleration(*inputs[:5], a_origin=inputs[5])
+    assert np.allclose(acc.total, expected, atol=1e-7), "checker self-test: (4.14) vs the differenced world path"
+    return tuple(np.asarray(x, dtype=float) for x in inputs), expected
+
+
+def frame_acceleration_with(omega, omega_dot, p_rel, v_rel, a_rel, a_origin, *, coriolis=2.0, centripetal="right",
+                            euler=1.0, origin=True, relative=1.0):
+    """``p̈ = a_O + ω̇ × p_rel + ω × (ω × p_rel) + 2 ω × v_rel + a_rel`` — or a slip: another ``coriolis`` factor
+    (−2: ``v_rel × ω``), the centripetal term with the wrong sign (``"flipped"``: ``(ω × p_rel) × ω``) or lost
+    (``"none"``: ``(ω × ω) × p_rel = 0``), the Euler term's factor ``euler`` (0 left out, −1 ``p_rel × ω̇``),
+    ``a_O`` left out, ``a_rel``'s sign ``relative`` (−1: [LG]'s printed ``+m v²/r``)."""
+    w, w_dot, p, v, a, a_O = (np.asarray(x, dtype=float) for x in (omega, omega_dot, p_rel, v_rel, a_rel, a_origin))
+    toward_axis = {"right": 1.0, "flipped": -1.0, "none": 0.0}[centripetal] * np.cross(w, np.cross(w, p))
+    return (origin * a_O + euler * np.cross(w_dot, p) + toward_axis + coriolis * np.cross(w, v) + relative * a)
+
+
+def _turn_z(rate):
+    return lambda t: so3.rot_z(rate * t)
+
+
+def platform_cases(ctx):
+    """[LG]'s platform (fixed origin, constant rate about z): the walker going round (p_rel a circle of radius r at
+    the speed ν relative to the platform), a walker crossing the centre, and a random path in the platform's plane."""
+    rate, r, nu = ctx.rng.uniform(0.3, 2.0), ctx.rng.uniform(0.5, 3.0), ctx.rng.uniform(0.5, 2.0)
+    fixed = lambda t: np.zeros(3)
+    yield ((_turn_z(rate), fixed, lambda t: r * np.array([np.cos(nu * t / r), np.sin(nu * t / r), 0.0])),
+           f"[LG]'s walker: {r:.3f} m from the axis of a platform turning at {rate:.3f} rad/s, going round at "
+           f"{nu:.3f} m/s relative to it")
+    rate, speed, y0 = ctx.rng.uniform(0.3, 2.0) * ctx.rng.choice([-1, 1]), ctx.rng.uniform(0.3, 1.5), ctx.rng.uniform(-0.3, 0.3)
+    yield ((_turn_z(rate), fixed, lambda t: np.array([-0.8 + speed * t, y0, 0.0])),
+           f"a walker crossing a platform turning at {rate:.3f} rad/s, at {speed:.3f} m/s along its x-axis")
+    rate = ctx.rng.uniform(-2.0, 2.0)
+    c = ctx.rng.normal(size=(3, 2))
+    yield ((_turn_z(rate), fixed, lambda t: np.append(c[0] + c[1] * t + c[2] * t * t, 0.0)),
+           f"a point moving on a platform turning at {rate:.3f} rad/s")
+
+
+def general_cases(ctx):
+    """Random smooth motions: a frame that turns about a changing axis (ω̇ ∦ ω) and whose origin accelerates."""
+    for _ in range(3):
+        phi, p_O, p_rel = (ctx.rng.normal(size=(3, 3)) for _ in range(3))
+        freq = ctx.rng.uniform(0.5, 2.0, 3)
+        yield ((lambda t, phi=phi, f=freq[0]: so3.exp(phi[0] + phi[1] * t + phi[2] * np.sin(f * t)),
+                lambda t, c=p_O, f=freq[1]: c[0] + c[1] * t + c[2] * np.cos(f * t),
+                lambda t, c=p_rel, f=freq[2]: c[0] + c[1] * t * t + c[2] * np.sin(f * t)),
+               "a frame turning about a changing axis, its origin accelerating, the point moving in it")
+
+
+def _frame_check(ctx, frame_acceleration, cases):
+    for (R, origin, rel), text in cases:
+        inputs, expected = frame_case(R, origin, rel)
+        names = ("omega", "omega_dot", "p_rel", "v_rel", "a_rel", "a_origin")
+        call = "frame_acceleration(" + ", ".join(f"{n}={display.array(x)}" for n, x in zip(names, inputs)) + f"): {text}"
+        ctx.expect_close("p̈ (3,) in the frame's axes (m/s²)", ctx.call(frame_acceleration, *inputs), expected, atol=1e-5,
+                         call=call, hint="(4.14): p̈ = a_O + ω̇ × p_rel + ω × (ω × p_rel) + 2 ω × v_rel + a_rel; "
+                                         "the reference differences the point's world position twice")
+
+
+F_CORIOLIS_ONCE = Variant("your Coriolis term seems to be ω × v_rel; it is 2 ω × v_rel: the frame turns the relative "
+                          "velocity (one ω × v_rel) and the relative motion carries the point to where the frame moves "
+                          "faster (the other)", frame_acceleration=partial(frame_acceleration_with, coriolis=1.0))
+F_CORIOLIS_SIGN = Variant("your Coriolis term seems to be 2 v_rel × ω, the opposite sign: a_cor = 2 ω × v_rel (ω first)",
+                          frame_acceleration=partial(frame_acceleration_with, coriolis=-2.0))
+F_CENTRIPETAL_SIGN = Variant("your centripetal term seems to point away from the axis ((ω × p_rel) × ω or "
+                             "ω × (p_rel × ω)); it is ω × (ω × p_rel), towards the axis",
+                             frame_acceleration=partial(frame_acceleration_with, centripetal="flipped"))
+F_NO_CENTRIPETAL = Variant("your answer seems to lack the centripetal term ω × (ω × p_rel) (or to write it "
+                           "(ω × ω) × p_rel, which is zero)",
+                           frame_acceleration=partial(frame_acceleration_with, centripetal="none"))
+F_RELATIVE_SIGN = Variant("your relative acceleration a_rel seems to enter with a minus sign — [LG]'s printed "
+                          "+m v_M²/r for the walker: a_rel is the walker's own circle seen from the platform and points "
+                          "to the axis; p̈ = … + a_rel",
+                          frame_acceleration=partial(frame_acceleration_with, relative=-1.0))
+F_NO_EULER = Variant("your answer seems to lack the tangential (Euler) term ω̇ × p_rel: the frame's angular "
+                     "acceleration is part of the transport acceleration",
+                     frame_acceleration=partial(frame_acceleration_with, euler=0.0))
+F_EULER_SIGN = Variant("your tangential term seems to be p_rel × ω̇, the opposite sign: it is ω̇ × p_rel",
+                       frame_acceleration=partial(frame_acceleration_with, euler=-1.0))
+F_NO_ORIGIN = Variant("your answer seems to lack a_O, the acceleration of the frame's origin (a_origin): the "
+                      "transport acceleration starts with it",
+                      frame_acceleration=partial(frame_acceleration_with, origin=False))
+
+
+@EXERCISE.check("lagrange-frames-platform", points=1, functions=("frame_acceleration",),
+                title="frame_acceleration on [LG]'s turning platform: the walker going round and crossing",
+                variants=(F_CORIOLIS_ONCE, F_CORIOLIS_SIGN, F_CENTRIPETAL_SIGN, F_NO_CENTRIPETAL, F_RELATIVE_SIGN))
+def check_frames_platform(ctx, frame_acceleration):
+    _frame_check(ctx, frame_acceleration, platform_cases(ctx))
+
+
+@EXERCISE.check("lagrange-frames-general", points=1, functions=("frame_acceleration",),
+                title="frame_acceleration for a frame that translates and turns about a changing axis",
+                variants=(F_NO_EULER, F_EULER_SIGN, F_NO_ORIGIN, F_CORIOLIS_ONCE, F_CENTRIPETAL_SIGN))
+def check_frames_general(ctx, frame_acceleration):
+    _frame_check(ctx, frame_acceleration, general_cases(ctx))

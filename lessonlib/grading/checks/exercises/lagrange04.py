@@ -711,7 +711,7 @@ def _turn_z(rate):
 
 def platform_cases(ctx):
     """[LG]'s platform (fixed origin, constant rate about z): the walker going round (p_rel a circle of radius r at
-    the speed ν relative to the platform), a walker crossing the centre, and a random path in the platform's plane."""
+    the speed v_w relative to the platform), a walker crossing the centre, and a random path in the platform's plane."""
     rate, r, nu = ctx.rng.uniform(0.3, 2.0), ctx.rng.uniform(0.5, 3.0), ctx.rng.uniform(0.5, 2.0)
     fixed = lambda t: np.zeros(3)
     yield ((_turn_z(rate), fixed, lambda t: r * np.array([np.cos(nu * t / r), np.sin(nu * t / r), 0.0])),

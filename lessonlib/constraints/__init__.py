@@ -9,6 +9,8 @@
   :func:`noc`; :mod:`~lessonlib.constraints.closed` — reduced, inverse and forward dynamics with the
   loop-closure forces; :mod:`~lessonlib.constraints.assembly` — closing the loops, projection;
   :mod:`~lessonlib.constraints.motion` — inverse dynamics along a motion, stabilised simulation;
+* :mod:`~lessonlib.constraints.contact` — a point held on a fixed frictionless plane with an unknown
+  normal force: :func:`contact_forward_dynamics` ([WJ §2.3]);
 * :mod:`~lessonlib.constraints.mechanisms` — the planar four-bar (with an independent sympy
   derivation) and the five-bar parallel arm ([LG, 并联臂]'s recipe: serial chains + power balance).
 
@@ -31,6 +33,7 @@ from .loops import CONSTRAINT_KINDS, ClosedChainModel, LoopConstraint
 from .motion import ClosedMotion, ClosedTrajectory, inverse_dynamics_along, simulate
 from .noc import NOC_METHODS, noc
 from .compose import Split, attach, attach_many, split
+from .contact import ContactDynamics, ContactKinematics, contact_forward_dynamics, contact_kinematics
 from .mechanisms import (FIVE_BAR, FOUR_BAR, PLANAR_GRAVITY, FiveBarParams, FourBarLagrange, FourBarParams,
                          circle_path, crank_motion, five_bar, five_bar_chains, five_bar_state, four_bar,
                          four_bar_angles, four_bar_lagrange, four_bar_q, grashof, parallel_inverse_dynamics)
@@ -43,4 +46,5 @@ __all__ = ["attach", "attach_many", "split", "Split",
            "state_from_independent", "inverse_dynamics_along", "ClosedMotion", "simulate", "ClosedTrajectory",
            "PLANAR_GRAVITY", "FourBarParams", "FOUR_BAR", "four_bar", "four_bar_angles", "four_bar_q", "grashof",
            "crank_motion", "FourBarLagrange", "four_bar_lagrange", "FiveBarParams", "FIVE_BAR", "five_bar_chains",
-           "five_bar", "five_bar_state", "circle_path", "parallel_inverse_dynamics"]
+           "five_bar", "five_bar_state", "circle_path", "parallel_inverse_dynamics", "contact_forward_dynamics",
+           "contact_kinematics", "ContactDynamics", "ContactKinematics"]

@@ -7,14 +7,14 @@ With the contact point ``p_ct`` (world position), its world linear-velocity Jaco
 surface towards the arm), the normal force ``λ`` (N, ``> 0`` when the surface pushes) enters as a
 generalised force and the point may not accelerate into or out of the plane::
 
-    M q̈ + h = τ + J_ctᵀ ν λ                                                           (12.6)
-    νᵀ p̈_ct = νᵀ (J_ct q̈ + J̇_ct q̇) = 0                                                  (12.7)
+    M q̈ + h = τ + J_ctᵀ ν λ                                                           (12.9)
+    νᵀ p̈_ct = νᵀ (J_ct q̈ + J̇_ct q̇) = 0                                                  (12.10)
 
 Eliminating ``q̈`` with ``q̈_free = M⁻¹ (τ − h)`` (the free forward dynamics) and ``a = J_ctᵀ ν``
 (n,) gives one scalar equation for ``λ`` — its coefficient ``aᵀ M⁻¹ a`` is the Schur complement of
 ``M`` in the KKT matrix ``[[M, −a], [aᵀ, 0]]``, the inverse of the effective mass along ``ν``::
 
-    λ = −(aᵀ q̈_free + νᵀ J̇_ct q̇) / (aᵀ M⁻¹ a),     q̈ = q̈_free + M⁻¹ a λ                (12.8)
+    λ = −(aᵀ q̈_free + νᵀ J̇_ct q̇) / (aᵀ M⁻¹ a),     q̈ = q̈_free + M⁻¹ a λ                (12.11)
 
 ``J̇_ct q̇`` is the **classical** acceleration of the point when ``q̈ = 0``: with the space twist
 ``V_s = [ω; v_s]`` of the body and ``V̇_s = J_s q̈ + J̇_s q̇``, the point's velocity is
@@ -25,7 +25,7 @@ Energy: the surface does not move, so a state on it has ``νᵀ ṗ_ct = 0`` and
 no work, ``q̇ᵀ J_ctᵀ ν λ = λ νᵀ ṗ_ct = 0``: ``dE/dt = q̇ᵀ τ`` through contact ([WJ §2.1]).
 
 The contact is unilateral: ``λ < 0`` would mean the wall pulls — the point would leave the surface,
-and (12.6)–(12.7) no longer describe the motion (the free forward dynamics does).
+and (12.9)–(12.10) no longer describe the motion (the free forward dynamics does).
 
 Layer: above :mod:`lessonlib.dynamics` (imports kinematics and dynamics only).
 """
@@ -108,7 +108,7 @@ def contact_kinematics(model, q, qd, *, body, point):
 
 
 def contact_forward_dynamics(model, q, qd, tau, *, body, point, normal, gravity=None):
-    """Forward dynamics with a point held on a fixed frictionless plane: ``(qdd, force)`` from (12.6)–(12.8).
+    """Forward dynamics with a point held on a fixed frictionless plane: ``(qdd, force)`` from (12.9)–(12.11).
 
     ``body``, ``point``: the contact point as in :func:`contact_kinematics`; ``normal`` (3,): the
     plane's normal in world axes, pointing towards the arm (normalised here; ``ValueError`` if zero);
@@ -119,7 +119,7 @@ def contact_forward_dynamics(model, q, qd, tau, *, body, point, normal, gravity=
     is then undetermined).
 
     Computed by: :func:`~lessonlib.dynamics.crba` and ``M = L Lᵀ`` (Cholesky), ``h`` by
-    ``rnea(q, q̇, 0)``, :func:`contact_kinematics`, then the Schur complement (12.8).
+    ``rnea(q, q̇, 0)``, :func:`contact_kinematics`, then the Schur complement (12.11).
 
     >>> from lessonlib import samples
     >>> arm = samples.planar_2link()                        # gravity along −y
@@ -147,5 +147,5 @@ def contact_forward_dynamics(model, q, qd, tau, *, body, point, normal, gravity=
     L = cholesky(model, M)                                   # M = L Lᵀ
     qdd_free = cho_solve((L, True), tau - h)                 # the free forward dynamics
     Minv_a = cho_solve((L, True), a)
-    lam = -(a @ qdd_free + nu @ ck.Jdot_qd) / (a @ Minv_a)   # (12.8)
+    lam = -(a @ qdd_free + nu @ ck.Jdot_qd) / (a @ Minv_a)   # (12.11)
     return ContactDynamics(qdd_free + Minv_a * lam, float(lam))

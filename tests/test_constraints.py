@@ -576,7 +576,7 @@ def test_exercise12_solution_passes_and_the_blank_is_in_sync():
     assert authoring.sync_errors(blank, sol) == []
     verdicts = authoring.solution_verdicts(sol)
     assert {cid: v.passed for cid, v in verdicts.items()} == {cid: True for cid in ex.checks}
-    assert sum(c.points for c in ex.checks.values()) == 6
+    assert sum(c.points for c in ex.checks.values()) == 8
 
 
 def test_exercise12_checks_fail_readably_on_wrong_answers():
@@ -594,7 +594,8 @@ def test_exercise12_blocks_the_constraint_layer_but_not_the_four_bar_itself():
     import importlib
     from lessonlib.grading.checks.exercises.constrained12 import EXERCISE
     blocked = {b.partition(":")[2] for b in EXERCISE.blocked}
-    assert {"constraint_jacobian", "noc", "inverse_dynamics", "four_bar_lagrange", "constraint_terms"} <= blocked
+    assert {"constraint_jacobian", "noc", "inverse_dynamics", "four_bar_lagrange", "constraint_terms",
+            "contact_forward_dynamics", "contact_kinematics"} <= blocked
     assert not {"four_bar", "four_bar_q", "four_bar_angles", "ClosedChainModel"} & blocked
     for target in EXERCISE.blocked:                      # every target names a real top-level function
         module, _, name = target.partition(":")

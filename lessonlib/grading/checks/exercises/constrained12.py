@@ -2,7 +2,7 @@
 torque, and the power redistribution for a parallel arm ([LG, 约束动力学], [LG, 平面四连杆的动力学],
 [LG, 并联臂]; the NOC after [Angeles & Lee 1988]).
 
-The student writes five functions. The references here are closed-form planar formulas written for
+The student writes six functions. The references here are closed-form planar formulas written for
 the checker (judge side), each cross-checked once against :mod:`lessonlib.constraints` (the library's
 own route, which is blocked in the graded kernel) and, for the torque, against the independent sympy
 Lagrange derivation. The notebook's "use np.linalg.solve, not an inverse" is enforced by
@@ -18,6 +18,14 @@ the crank torque ``G_dep⁻¹ γ`` dropped or with the wrong sign, the velocity 
 receives the student's ``four_bar_G``, ``noc_independent`` and ``four_bar_gamma`` to say which one is
 wrong on a failing case.
 
+The contact solve (part f, [WJ §2.3]) is checked against the saddle-point (KKT) system solved at once
+(judge side), on random ``M, h, J, J̇q̇, ν, τ`` and on the matrices of sample robots (a chain, a tree,
+a prismatic joint), where the KKT route is cross-checked once against
+:func:`lessonlib.constraints.contact_forward_dynamics` (blocked in the graded kernel). Its known mistakes:
+the force's sign flipped, ``J̇ q̇`` left out of ``γ``, ``Jᵀ ν λ`` put on the wrong side when forming ``q̈``,
+the force returned as the world vector ``λ ν``, ``q̈`` of the free arm (``M⁻¹(τ − h)``, no contact), and the
+normal not normalised.
+
 =========================  ======  ==============================================================
 check                      points  what it tests
 =========================  ======  ==============================================================
@@ -26,6 +34,7 @@ check                      points  what it tests
 ``fourbar-gamma``          1       ``four_bar_gamma``: ``γ = −Ġ q̇`` (world axes)
 ``fourbar-crank-torque``   2       ``crank_torque``: the course's four-bar along random crank states
 ``fivebar-power``          1       ``redistribute``: ``τ_a = J_y⁻ᵀ Σ J_e,k⁻ᵀ τ^(k)`` ([LG, 并联臂]'s recipe)
+``contact-solve``          2       ``contact_solve``: ``q̈`` and the normal force ``λ`` of a point on a frictionless plane
 =========================  ======  ==============================================================
 """
 from __future__ import annotations
@@ -36,7 +45,10 @@ import numpy as np
 
 from lessonlib.constraints import (FOUR_BAR, constraint_bias, constraint_jacobian, four_bar, four_bar_lagrange, four_bar_q,
                             inverse_dynamics, noc, state_from_independent)
+from lessonlib.constraints.contact import contact_forward_dynamics, contact_kinematics
+from lessonlib.check import random_state
 from lessonlib.dynamics import bias_forces, crba
+from lessonlib import samples
 from .. import display
 from ..checker import Exercise, Variant
 
@@ -51,6 +63,7 @@ _BLOCKED = {
     "assembly": ("_newton", "assemble", "project", "state_from_independent"),
     "motion": ("inverse_dynamics_along", "simulate"),
     "mechanisms": ("four_bar_lagrange", "parallel_inverse_dynamics"),
+    "contact": ("contact_forward_dynamics", "contact_kinematics"),
 }
 
 EXERCISE = Exercise(
@@ -354,3 +367,98 @@ def check_power(ctx, redistribute):
         got = ctx.call(redistribute, np.array(J), np.array(tau), actuated)
         ctx.expect_close(f"tau_a ({k},)", got, expected,
                          hint="row k of J_y is row actuated[k] of J_e,k⁻¹; τ_a = J_y⁻ᵀ Σ_k J_e,k⁻ᵀ τ^(k)")
+
+
+# --- (f) contact with an unknown force ([WJ §2.3]) ----------------------------------------------------
+
+def contact_kkt(M, h, J, Jdot_qd, normal, tau):
+    """``(q̈, λ)`` from the saddle-point system ``[[M, −Gᵀ], [G, 0]] [q̈; λ] = [τ − h; γ]``, ``G = νᵀJ``,
+    ``γ = −νᵀ J̇q̇``, ``ν = normal / |normal|``, solved at once (not by the Schur complement)."""
+    nu = np.asarray(normal, dtype=float) / np.linalg.norm(normal)
+    G = nu @ J
+    K = np.block([[M, -G[:, None]], [G[None, :], np.zeros((1, 1))]])
+    x = np.linalg.solve(K, np.append(tau - h, -nu @ Jdot_qd))
+    return x[:-1], float(x[-1])
+
+
+def contact_with(M, h, J, Jdot_qd, normal, tau, *, force_sign=1.0, gamma=True, side=1.0, vector=False, free=False,
+                 normalise=True):
+    """The Schur-complement solve (12.11) — or a slip: the returned force negated (``force_sign``), ``γ`` dropped,
+    ``M⁻¹Gᵀλ`` subtracted (``side``), the force as the world vector ``λν``, the free ``q̈``, ``ν`` not normalised."""
+    nu = np.asarray(normal, dtype=float) / (np.linalg.norm(normal) if normalise else 1.0)
+    G = nu @ J
+    qdd_free = np.linalg.solve(M, tau - h)
+    Minv_G = np.linalg.solve(M, G)
+    lam = ((-nu @ Jdot_qd if gamma else 0.0) - G @ qdd_free) / (G @ Minv_G)
+    qdd = qdd_free if free else qdd_free + side * Minv_G * lam
+    return qdd, (force_sign * lam * nu if vector else force_sign * lam)
+
+
+CONTACT_ROBOTS = (("planar_2link", "tip", (0.0, 0.0, 0.0)), ("branched_tree", 2, (0.3, 0.0, 0.0)),
+                  ("scara", 3, (0.0, 0.0, 0.1)))
+
+
+def robot_contact_case(ctx, name, body, point):
+    """``(M, h, J, J̇q̇, normal, τ)`` of a sample robot at a random state whose point slides in the plane."""
+    model = samples.ALL[name]()
+    while True:
+        q, qd, _ = random_state(model, ctx.rng)
+        ck = contact_kinematics(model, q, qd, body=body, point=point)
+        u = ck.pd / np.linalg.norm(ck.pd)
+        normal = ctx.rng.normal(size=3)
+        normal -= (normal @ u) * u                       # ν ⟂ ṗ: the point moves along the plane
+        if np.linalg.norm(normal @ ck.J) > 0.1 * np.linalg.norm(normal):      # the point can move along ν
+            break
+    tau = ctx.rng.normal(scale=5.0, size=model.n)
+    case = (crba(model, q), bias_forces(model, q, qd), ck.J, ck.Jdot_qd, normal, tau)
+    qdd, lam = contact_forward_dynamics(model, q, qd, tau, body=body, point=point, normal=normal)
+    kkt = contact_kkt(*case)
+    assert np.allclose(kkt[0], qdd, atol=1e-9) and abs(kkt[1] - lam) < 1e-9, "self-test: KKT = library"
+    return case
+
+
+def random_contact_case(ctx):
+    """Random ``(M, h, J, J̇q̇, normal, τ)``: M symmetric positive definite, a normal of any length."""
+    n = int(ctx.rng.integers(2, 7))
+    A = ctx.rng.normal(size=(n, n))
+    M = A @ A.T + n * np.eye(n)
+    while True:
+        J, normal = ctx.rng.normal(size=(3, n)), ctx.rng.normal(size=3) * ctx.rng.uniform(0.3, 3.0)
+        if np.linalg.norm(normal @ J) > 0.3 * np.linalg.norm(normal):
+            break
+    return M, ctx.rng.normal(scale=3.0, size=n), J, ctx.rng.normal(scale=2.0, size=3), normal, \
+        ctx.rng.normal(scale=5.0, size=n)
+
+
+C_FORCE_SIGN = Variant("your force seems to have the wrong sign: λ is positive when the surface pushes, along ν "
+                       "(M q̈ + h = τ + Jᵀν λ)", contact_solve=partial(contact_with, force_sign=-1.0))
+C_NO_JDOT = Variant("your solve seems to leave out J̇q̇: the point's acceleration is J q̈ + J̇q̇, so νᵀJ q̈ = −νᵀJ̇q̇, "
+                    "not 0", contact_solve=partial(contact_with, gamma=False))
+C_WRONG_SIDE = Variant("your q̈ seems to subtract M⁻¹Jᵀν λ: the wall's generalised force Jᵀν λ sits on the right, "
+                       "beside τ, so q̈ = M⁻¹(τ − h) + M⁻¹Jᵀν λ", contact_solve=partial(contact_with, side=-1.0))
+C_WORLD_VECTOR = Variant("your force seems to be the world vector λ ν; return the scalar λ (N)",
+                         contact_solve=partial(contact_with, vector=True))
+C_FREE = Variant("your q̈ seems to be the free arm's M⁻¹(τ − h), as if there were no wall; add M⁻¹Jᵀν λ",
+                 contact_solve=partial(contact_with, free=True))
+C_NOT_NORMALISED = Variant("your force seems to use the normal as given; normalise it first (ν = normal / |normal|)",
+                           contact_solve=partial(contact_with, normalise=False))
+
+
+@EXERCISE.check("contact-solve", points=2, functions=("contact_solve",),
+                title="contact with an unknown force: q̈ and the normal force",
+                variants=(C_FORCE_SIGN, C_NO_JDOT, C_WRONG_SIDE, C_WORLD_VECTOR, C_FREE, C_NOT_NORMALISED))
+def check_contact(ctx, contact_solve):
+    cases = [robot_contact_case(ctx, *robot) for robot in CONTACT_ROBOTS]
+    cases += [random_contact_case(ctx) for _ in range(3)]
+    for case in cases:
+        qdd, lam = contact_kkt(*case)
+        call = f"contact_solve(M, h, J, Jdot_qd, normal, tau) with n = {len(qdd)}"
+        got_qdd, got_lam = ctx.expect_tuple(ctx.call(contact_solve, *case), ("qdd", "force"), call=call)
+        ctx.expect_close(f"qdd ({len(qdd)},)", got_qdd, qdd, call=call,
+                         hint="q̈ = M⁻¹(τ − h) + M⁻¹Gᵀλ with G = νᵀJ; the point may not accelerate along ν")
+        if np.size(got_lam) != 1:                          # a vector (λ ν?): say so with its numbers
+            force = ctx.expect_shape("force (N)", got_lam, np.shape(got_lam), call=call)
+            ctx.fail(f"force (N): expected one number, the scalar λ; got shape {force.shape}:\n{force}", call=call,
+                     got=force, hint="λ is the size of the wall's push along ν (N), not the force vector")
+        ctx.expect_close("force (N)", np.reshape(got_lam, -1), [lam], call=call,
+                         hint="λ = (γ − G M⁻¹(τ − h)) / (G M⁻¹ Gᵀ), γ = −νᵀJ̇q̇, ν = normal / |normal|; a scalar")

@@ -27,7 +27,7 @@ no work, ``q̇ᵀ J_ctᵀ ν λ = λ νᵀ ṗ_ct = 0``: ``dE/dt = q̇ᵀ τ`` t
 The contact is unilateral: ``λ < 0`` would mean the wall pulls — the point would leave the surface,
 and (12.9)–(12.10) no longer describe the motion (the free forward dynamics does).
 
-Layer: above :mod:`lessonlib.dynamics` (imports kinematics and dynamics only).
+Layer: above :mod:`lessonlib.dynamics` (imports kinematics, dynamics and :func:`.closure.space_terms`).
 """
 from __future__ import annotations
 

@@ -447,7 +447,7 @@ C_NOT_NORMALISED = Variant("your force seems to use the normal as given; normali
 @EXERCISE.check("contact-solve", points=2, functions=("contact_solve",),
                 title="contact with an unknown force: q̈ and the normal force",
                 variants=(C_FORCE_SIGN, C_NO_JDOT, C_WRONG_SIDE, C_WORLD_VECTOR, C_FREE, C_NOT_NORMALISED))
-def check_contact(ctx, contact_solve):
+def check_solve(ctx, contact_solve):
     cases = [robot_contact_case(ctx, *robot) for robot in CONTACT_ROBOTS]
     cases += [random_contact_case(ctx) for _ in range(3)]
     for case in cases:

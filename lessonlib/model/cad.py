@@ -102,8 +102,10 @@ def _slip_message(m, c, J, about, products):
     """What is wrong with an impossible body, and which other reading of the report would make it possible."""
     I_c = _com_inertia(m, c, J, about, products)
     moments = np.linalg.eigvalsh(I_c)
+    why = ("a negative one" if moments[0] < -INERTIA_TOL * max(1.0, np.abs(I_c).max())
+           else "I1 + I2 < I3, against the triangle inequality")
     what = (f"with about={about!r} and products={products!r} the rotational inertia about the COM has principal "
-            f"moments {np.array2string(moments, precision=4)} kg·m², which no body has")
+            f"moments {np.array2string(moments, precision=4)} kg·m² ({why}), which no body has")
     other_products = PRODUCTS[1 - PRODUCTS.index(products)]
     other_about = ABOUT[1 - ABOUT.index(about)]
     if _is_rigid_body(m, c, _com_inertia(m, c, J, about, other_products)):

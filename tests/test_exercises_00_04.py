@@ -22,7 +22,7 @@ from lessonlib.grading.checks.preview import local_function
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = {"00_tour": "tour00", "01_lie_groups": "lie_groups01", "02_lie_algebra": "lie_algebra02",
            "03_inertia": "inertia03", "04_lagrange": "lagrange04"}
-POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 7, "04_lagrange": 14}
+POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 9, "04_lagrange": 14}
 
 
 def read(kind, stem):
@@ -138,7 +138,14 @@ def is_physical(m, c, I_c):
     """Looks at the diagonal only."""
     a, b, d = np.diag(I_c)
     return bool(m > 0 and np.allclose(I_c, I_c.T) and min(a, b, d) >= 0 and a + b >= d and b + d >= a and a + d >= b)
-'''}, {"inertia-spatial", "inertia-spatial-momentum", "inertia-parallel-axis", "inertia-physical-mass"}),
+''',
+        "answer-cad": '''
+def inertia_from_cad(mass, com, tensor, *, about, products):
+    """Reads every report as if it were taken at the COM."""
+    J = np.asarray(tensor, dtype=float)
+    return spatial_inertia(mass, com, J if products == "tensor" else 2 * np.diag(np.diag(J)) - J)
+'''}, {"inertia-spatial", "inertia-spatial-momentum", "inertia-parallel-axis", "inertia-physical-mass",
+       "inertia-cad-products"}),
     "04_lagrange": ({
         "answer-pendulum": '''
 def pendulum_torque(q, qd, qdd, link):
@@ -202,7 +209,8 @@ MESSAGES = {
     "00_tour": [("tour-rotation-verdict", "det(R) > 0"), ("tour-holding-gravity", "gravity=gravity")],
     "01_lie_groups": [("lie-log-pi", "symmetric part"), ("lie-axioms-inverse", "inverse: expected False, got True")],
     "02_lie_algebra": [("twist-small-ad", "Modern Robotics"), ("twist-wrench-point", "F = [p × f; f]")],
-    "03_inertia": [("inertia-energy", "v_c = v + ω × p_c"), ("inertia-physical-moments", "eigvalsh")],
+    "03_inertia": [("inertia-energy", "v_c = v + ω × p_c"), ("inertia-physical-moments", "eigvalsh"),
+                   ("inertia-cad-origin", "likely mistake: your answer seems to use the values taken at the origin as I_c")],
     "04_lagrange": [("lagrange-pendulum-dynamic", "I_{O,u} = I_c + m ℓ²"), ("lagrange-coriolis-skew", "skew"),
                     ("lagrange-dh-potential", "likely mistake: your potential seems to be +Σ m_i g_physᵀ p_{c_i}"),
                     ("lagrange-dh-gravity", "likely mistake: your g(q) has the wrong sign"),

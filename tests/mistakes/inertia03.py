@@ -19,6 +19,10 @@ def _energy(both):
     return {"inertia-energy": both, "inertia-energy-frames": both}
 
 
+def _cad(both):
+    return {"inertia-cad-products": both, "inertia-cad-origin": both}
+
+
 CASES = [
     ("inertia03", [("answer-spatial", "I6[ANG, LIN] = m * P\n    I6[LIN, ANG] = m * P.T",
                     "I6[ANG, LIN] = m * P.T\n    I6[LIN, ANG] = m * P")], _spatial(M03.SPATIAL_BLOCKS_SWAPPED)),
@@ -55,4 +59,17 @@ CASES = [
      {"inertia-physical-moments": M03.PHYS_DIAGONAL}),
     ("inertia03", [("answer-physical", "I1 >= -tol and I1 + I2 >= I3 - tol", "I1 >= -tol")],
      {"inertia-physical-moments": M03.PHYS_NO_TRIANGLE}),
+    ("inertia03", [("answer-cad", 'if products == "positive":', 'if products == "tensor":')],
+     _cad(M03.CAD_PRODUCTS_SWAPPED)),
+    ("inertia03", [("answer-cad", '    if products == "positive":\n        J = 2 * np.diag(np.diag(J)) - J', "")],
+     _cad(M03.CAD_PRODUCTS_IGNORED)),
+    ("inertia03", [("answer-cad", "J = 2 * np.diag(np.diag(J)) - J", "J = -J")], _cad(M03.CAD_PRODUCTS_ALL_NEGATED)),
+    ("inertia03", [("answer-cad", 'if about == "origin":', 'if about == "com":')],
+     {"inertia-cad-products": M03.CAD_COM_AS_ORIGIN, "inertia-cad-origin": M03.CAD_ORIGIN_AS_COM}),
+    ("inertia03", [("answer-cad", '    if about == "origin":\n        J = J - mass * (com @ com * np.eye(3) - np.outer(com, com))', ""),
+                   ("answer-cad", "       # (3.5) backwards: I_c = I_O − shift\n", "")],
+     {"inertia-cad-origin": M03.CAD_ORIGIN_AS_COM}),
+    ("inertia03", [("answer-cad", "J = J - mass *", "J = J + mass *")], {"inertia-cad-origin": M03.CAD_SHIFT_ADDED}),
+    ("inertia03", [("answer-cad", "(com @ com * np.eye(3) - np.outer(com, com))", "com @ com * np.eye(3)")],
+     {"inertia-cad-origin": M03.CAD_SHIFT_SCALAR}),
 ]

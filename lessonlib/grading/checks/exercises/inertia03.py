@@ -1,7 +1,8 @@
-"""Checks of exercise 03: rigid-body inertia — spatial inertia, parallel axes, kinetic energy, consistency.
+"""Checks of exercise 03: rigid-body inertia — spatial inertia, parallel axes, kinetic energy, consistency, CAD.
 
-[LG, 惯量和力旋量], [LG, 单刚体运动方程] and [WJ §2.1] (the single link's ``I_O``). The student writes
-``spatial_inertia``, ``parallel_axis``, ``kinetic_energy`` and ``is_physical``. While grading,
+[LG, 惯量和力旋量], [LG, 单刚体运动方程] and [WJ §2.1] (the single link's ``I_O``); for (e) [LG]'s SolidWorks sign
+convention of the products of inertia and [RNE05 §五] (COM inertia vs inertia about the link origin). The student
+writes ``spatial_inertia``, ``parallel_axis``, ``kinetic_energy``, ``is_physical`` and ``inertia_from_cad``. While grading,
 ``lessonlib.spatial`` (inertia, inertia_params, transform_inertia, the consistency checks) and the
 modules that validate or use inertias for them (model, samples, dynamics, ...) are unavailable;
 ``so3`` and ``se3`` stay. The independent oracle is a cloud of point masses: its mass, COM,
@@ -12,7 +13,12 @@ swapped, with ``I_c`` alone top-left, with ``I_c + m[p_c][p_c]`` (the sign of ``
 linear part first; the parallel-axis shift with the wrong sign (``+m[d][d]``) or as the scalar ``m|d|²1``; the
 kinetic energy without the ½, with ``v`` for ``v_c`` or with ``v + p_c × ω``; ``is_physical`` accepting ``m = 0``
 or any mass, not testing symmetry, with a looser tolerance, rejecting the boundary (tolerance on the wrong
-side, or ``>``), reading the principal moments off the diagonal, or without the triangle inequality. The
+side, or ``>``), reading the principal moments off the diagonal, or without the triangle inequality;
+``inertia_from_cad`` with the products' sign convention swapped, ignored (SolidWorks' positive products taken as
+tensor entries) or applied to the whole matrix, the COM values shifted as if taken at the origin, the origin values
+used as the COM inertia, the shift added instead of subtracted, or the shift as the scalar ``m|p_c|²1``. The
+oracle of (e) is a cloud of point masses: its report by sums about the COM or the origin, its ``𝓘_O`` column by
+column from its momentum. The
 ``is_physical`` checks ask about every body before failing on the first wrong verdict, and their numbers are
 all the verdicts: a mistake is recognised by its whole pattern.
 
@@ -26,6 +32,8 @@ check                         points  what it tests
 ``inertia-energy-frames``     1       ... the same motion seen from two frames: equal energy
 ``inertia-physical-mass``     1       ``is_physical``: mass and symmetry (valid and invalid)
 ``inertia-physical-moments``  1       ``is_physical``: PSD and triangle inequalities, rotated
+``inertia-cad-products``      1       ``inertia_from_cad``: COM values, both product signs
+``inertia-cad-origin``        1       ``inertia_from_cad``: values about the origin, a rod
 ============================  ======  =======================================================
 """
 from __future__ import annotations
@@ -363,3 +371,110 @@ def _reference_physical(m, c, I_c):
     except ValueError:
         return False
     return True
+
+
+# --- (e) inertias from CAD ----------------------------------------------------------------------------------
+
+def _flip_products(J):
+    """The nine values with the off-diagonal signs flipped: SolidWorks' +∫xy dm <-> the tensor's −∫xy dm."""
+    J = np.asarray(J, dtype=float)
+    return 2.0 * np.diag(np.diag(J)) - J
+
+
+def _steiner(m, c):
+    """The parallel-axis shift m(|c|²1 − c cᵀ) (eq. 3.5 with d = p_c)."""
+    c = np.asarray(c, dtype=float)
+    return m * (c @ c * np.eye(3) - np.outer(c, c))
+
+
+def cad_with(mass, com, tensor, *, about, products, flip_when="positive", flip=_flip_products,
+             shift_when="origin", shift=lambda m, c: -_steiner(m, c)):
+    """``𝓘_O`` from a CAD report — or a slip: the products flipped for another ``flip_when`` (None: never) or by another
+    ``flip``, the shift applied for another ``shift_when`` (None: never) or another ``shift`` (added, scalar).
+    No consistency check: a slip may give an impossible body, and the student's answer returns it all the same."""
+    I = flip(tensor) if products == flip_when else np.asarray(tensor, dtype=float)
+    I_c = I + shift(mass, com) if about == shift_when else I
+    return spatial_with(float(mass), com, I_c)
+
+
+CAD_PRODUCTS_SWAPPED = Variant("your products seem to be negated for products='tensor' and kept for products='positive': "
+                               "it is the other way round — tensor entries are −∫xy dm already, SolidWorks' positive "
+                               "products +∫xy dm need the sign flip", inertia_from_cad=partial(cad_with, flip_when="tensor"))
+CAD_PRODUCTS_IGNORED = Variant("your products seem to keep their sign for products='positive': SolidWorks prints +∫xy dm "
+                               "and the tensor entry is −∫xy dm, so negate the off-diagonal values (not the diagonal)",
+                               inertia_from_cad=partial(cad_with, flip_when=None))
+CAD_PRODUCTS_ALL_NEGATED = Variant("your answer seems to negate the whole matrix for products='positive'; only the "
+                                   "products (off-diagonal values) change sign — the moments on the diagonal are "
+                                   "∫(y² + z²) dm in both conventions",
+                                   inertia_from_cad=partial(cad_with, flip=lambda J: -np.asarray(J, dtype=float)))
+CAD_COM_AS_ORIGIN = Variant("your answer seems to take the shift m(|p_c|²1 − p_c p_cᵀ) off the values taken at the COM: "
+                            "those are I_c already (about='com'); only values taken at the origin (about='origin') lose "
+                            "the shift", inertia_from_cad=partial(cad_with, shift_when="com"))
+CAD_ORIGIN_AS_COM = Variant("your answer seems to use the values taken at the origin as I_c (ignoring about='origin'): "
+                            "I_c = I_O − m(|p_c|²1 − p_c p_cᵀ), the parallel-axis theorem (3.5) backwards",
+                            inertia_from_cad=partial(cad_with, shift_when=None))
+CAD_SHIFT_ADDED = Variant("your answer seems to add the parallel-axis shift to the values taken at the origin; they "
+                          "have it already: I_c = I_O − m(|p_c|²1 − p_c p_cᵀ) (subtract it)",
+                          inertia_from_cad=partial(cad_with, shift=_steiner))
+CAD_SHIFT_SCALAR = Variant("your shift seems to be m|p_c|²1 alone; the tensor form also has − m p_c p_cᵀ: "
+                           "I_c = I_O − m(|p_c|²1 − p_c p_cᵀ)",
+                           inertia_from_cad=partial(cad_with, shift=lambda m, c: -m * (np.asarray(c) @ c) * np.eye(3)))
+CAD_PRODUCT_MISTAKES = (CAD_PRODUCTS_SWAPPED, CAD_PRODUCTS_IGNORED, CAD_PRODUCTS_ALL_NEGATED)
+
+
+class Report:
+    """A cloud's CAD report in one convention, by sums: the values ``Σ m_k(|r|²1 − r rᵀ)`` about the COM or the
+    origin (off-diagonals ``−Σ m x y``), with the off-diagonal signs flipped for ``products="positive"``; and the
+    cloud's own 𝓘_O, column by column from its momentum ``Σ [r × m ṙ; m ṙ]`` (no formula for 𝓘 involved)."""
+
+    def __init__(self, cloud, about, products):
+        self.cloud, self.about, self.products = cloud, about, products
+        tensor = cloud.inertia_about(cloud.c if about == "com" else np.zeros(3))
+        self.values = _flip_products(tensor) if products == "positive" else tensor
+
+    def call(self, fn, ctx):
+        return ctx.call(fn, self.cloud.m, self.cloud.c, self.values, about=self.about, products=self.products)
+
+    @property
+    def label(self):
+        return (f"inertia_from_cad(m={self.cloud.m:.4g}, com={display.array(self.cloud.c)}, tensor, about={self.about!r}, "
+                f"products={self.products!r}) for a cloud of {len(self.cloud.m_k)} point masses")
+
+    @property
+    def expected(self):
+        return np.column_stack([self.cloud.momentum(e) for e in np.eye(6)])
+
+
+CAD_HINT = ("flip the off-diagonal signs if products='positive' (SolidWorks' +∫xy dm); then I_c = the values "
+            "(about='com') or the values − m(|p_c|²1 − p_c p_cᵀ) (about='origin'); then 𝓘_O = spatial_inertia(m, p_c, I_c)")
+
+
+def _expect_report(ctx, inertia_from_cad, report, hint=CAD_HINT):
+    G = ctx.expect_shape("𝓘_O (6, 6)", report.call(inertia_from_cad, ctx), (6, 6), call=report.label)
+    ctx.expect_close("𝓘_O (must be the cloud's: its momentum Σ [r × m ṙ; m ṙ] for each unit twist)", G,
+                     report.expected, call=report.label, hint=hint)
+
+
+@EXERCISE.check("inertia-cad-products", points=1, functions=("inertia_from_cad",),
+                title="inertia_from_cad: values at the COM, products as tensor entries or SolidWorks' positive ones",
+                variants=CAD_PRODUCT_MISTAKES + (CAD_COM_AS_ORIGIN,))
+def check_cad_products(ctx, inertia_from_cad):
+    for cloud, products in ((Cloud(ctx), "tensor"), (Cloud(ctx), "positive"), (Cloud(ctx), "positive")):
+        _expect_report(ctx, inertia_from_cad, Report(cloud, "com", products))
+
+
+@EXERCISE.check("inertia-cad-origin", points=1, functions=("inertia_from_cad",),
+                title="inertia_from_cad: values taken at the body origin (parallel axes backwards)",
+                variants=(CAD_ORIGIN_AS_COM, CAD_SHIFT_ADDED, CAD_SHIFT_SCALAR) + CAD_PRODUCT_MISTAKES)
+def check_cad_origin(ctx, inertia_from_cad):
+    rod = "inertia_from_cad(1, com=[0.5, 0, 0], tensor=diag(0, 1/3, 1/3), about='origin', products='tensor'): " \
+          "a 1 kg, 1 m rod along x, reported at its end"
+    G = ctx.expect_shape("𝓘_O (6, 6)", ctx.call(inertia_from_cad, 1.0, np.array([0.5, 0.0, 0.0]),
+                                                np.diag([0.0, 1 / 3, 1 / 3]), about="origin", products="tensor"),
+                         (6, 6), call=rod)
+    ctx.expect_close("𝓘_O[:3, :3] (about the rod's end: diag(0, 1/3, 1/3) again)", G[ANG, ANG],
+                     np.diag([0.0, 1 / 3, 1 / 3]), call=rod,
+                     hint="I_c = diag(0, 1/3, 1/3) − 1 · (0.5² 1 − [0.5, 0, 0][0.5, 0, 0]ᵀ) = diag(0, 1/12, 1/12), and "
+                          "spatial_inertia adds the shift back: about the origin you get the values you were given")
+    for products in ("tensor", "positive", "tensor"):
+        _expect_report(ctx, inertia_from_cad, Report(Cloud(ctx), "origin", products))

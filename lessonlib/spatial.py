@@ -27,6 +27,8 @@ True
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import _validate as validate
@@ -168,3 +170,52 @@ def check_spatial_inertia(G, name="inertia"):
     G = validate.spatial_inertia_matrix(G, name)
     validate.rigid_body(*inertia_params(G, name), name)
     return G
+
+
+# --- centre of mass and centre of gravity (质心 / 重心) ------------------------------------------------------
+
+class GravityResultant(NamedTuple):
+    """The gravity forces on point masses reduced to the centre of mass (see :func:`gravity_resultant`)."""
+
+    force: np.ndarray     #: resultant force Σ m_k g(p_k) (N), (3,)
+    moment: np.ndarray    #: its moment about the centre of mass, Σ (p_k − p_c) × m_k g(p_k) (N·m), (3,)
+    point: np.ndarray     #: the centre of gravity: the point of the resultant's line of action nearest the COM (3,)
+
+
+def gravity_resultant(masses, points, field):
+    """The resultant of the gravity forces ``m_k g(p_k)`` on point masses, and where it acts (centre of gravity 重心).
+
+    Convention: the forces are reduced to the centre of mass ``p_c = Σ m_k p_k / m`` (质心): resultant force
+    ``f = Σ m_k g(p_k)`` and moment ``μ = Σ (p_k − p_c) × m_k g(p_k)`` about ``p_c``. When ``μ ⊥ f`` (a uniform field,
+    or a central one: every force then points at the same centre) the system is one force along a line; its point
+    nearest the COM is the centre of gravity ``p_cg = p_c + f × μ / |f|²`` ([LG, 欧拉运动定律]: the two points
+    coincide in a uniform field and differ slightly otherwise). For forces that do not reduce to a single line
+    (``μ`` not ⊥ ``f``) the point is that of the central axis (Poinsot's) nearest the COM.
+
+    Parameters: ``masses`` (k,) kg, each > 0; ``points`` (k, 3) positions (m) in any one frame; ``field`` the
+    gravitational acceleration in that frame: a 3-vector (uniform field) or a callable ``g(p) -> (3,)``.
+
+    >>> import numpy as np
+    >>> m_k, p_k = np.array([1.0, 3.0]), np.array([[0.0, 0.0, 0.0], [0.4, 0.0, 0.0]])
+    >>> res = gravity_resultant(m_k, p_k, [0.0, 0.0, -9.81])          # uniform: 重心 = 质心 = (0.3, 0, 0)
+    >>> res.point.round(12) + 0.0, float(res.force[2])
+    (array([0.3, 0. , 0. ]), -39.24)
+    """
+    m_k = validate.float_array(masses, "masses", "point masses (k,) in kg")
+    if m_k.ndim != 1 or m_k.size == 0 or not np.all(np.isfinite(m_k)) or np.any(m_k <= 0):
+        raise ValueError(f"masses: expected k > 0 finite masses > 0 (shape (k,)), got {validate.shown(masses)}")
+    p_k = validate.array(points, (m_k.size, 3), "points")
+    validate.check_finite(p_k, "points")
+    if callable(field):
+        g_k = np.array([validate.vector(field(p), 3, "field", "field(p): a 3-vector (m/s²)") for p in p_k])
+    else:
+        g_k = np.tile(validate.vector(field, 3, "field", "a 3-vector (m/s², uniform field) or a callable g(p)"),
+                      (m_k.size, 1))
+    p_c = m_k @ p_k / m_k.sum()
+    forces = m_k[:, None] * g_k
+    f = forces.sum(axis=0)
+    mu = np.cross(p_k - p_c, forces).sum(axis=0)
+    ff = float(f @ f)
+    if ff == 0.0:
+        raise ValueError("field: the gravity forces add up to zero, so they have no line of action")
+    return GravityResultant(f, mu, p_c + np.cross(f, mu) / ff)

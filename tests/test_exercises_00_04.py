@@ -22,7 +22,7 @@ from lessonlib.grading.checks.preview import local_function
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = {"00_tour": "tour00", "01_lie_groups": "lie_groups01", "02_lie_algebra": "lie_algebra02",
            "03_inertia": "inertia03", "04_lagrange": "lagrange04"}
-POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 9, "04_lagrange": 14}
+POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 10, "04_lagrange": 14}
 
 
 def read(kind, stem):
@@ -145,7 +145,7 @@ def inertia_from_cad(mass, com, tensor, *, about, products):
     J = np.asarray(tensor, dtype=float)
     return spatial_inertia(mass, com, J if products == "tensor" else 2 * np.diag(np.diag(J)) - J)
 '''}, {"inertia-spatial", "inertia-spatial-momentum", "inertia-parallel-axis", "inertia-physical-mass",
-       "inertia-cad-products"}),
+       "inertia-cad-products", "inertia-euler-wrench"}),
     "04_lagrange": ({
         "answer-pendulum": '''
 def pendulum_torque(q, qd, qdd, link):

@@ -72,4 +72,17 @@ CASES = [
     ("inertia03", [("answer-cad", "J = J - mass *", "J = J + mass *")], {"inertia-cad-origin": M03.CAD_SHIFT_ADDED}),
     ("inertia03", [("answer-cad", "(com @ com * np.eye(3) - np.outer(com, com))", "com @ com * np.eye(3)")],
      {"inertia-cad-origin": M03.CAD_SHIFT_SCALAR}),
+    ("inertia03", [("answer-euler", "I_c @ w_dot + np.cross(w, I_c @ w)", "I_c @ w_dot")],
+     {"inertia-euler-wrench": M03.EULER_GYRO_MISSING}),
+    ("inertia03", [("answer-euler", "I_c @ w_dot + np.cross(w, I_c @ w)", "I_c @ w_dot + np.cross(I_c @ w, w)")],
+     {"inertia-euler-wrench": M03.EULER_GYRO_SIGN}),
+    ("inertia03", [("answer-euler", " + np.cross(w, np.cross(w, p_c))", "")],
+     {"inertia-euler-wrench": M03.EULER_NO_CENTRIPETAL}),
+    ("inertia03", [("answer-euler", "np.r_[mu_c + np.cross(p_c, f), f]", "np.r_[mu_c, f]")],
+     {"inertia-euler-wrench": M03.EULER_ABOUT_COM}),
+    ("inertia03", [("answer-euler", "    mu_c = I_c @ w_dot + np.cross(w, I_c @ w)                               # Euler's equations, about the COM\n"
+                    "    return np.r_[mu_c + np.cross(p_c, f), f]",
+                    "    I_O = I_c + m * (p_c @ p_c * np.eye(3) - np.outer(p_c, p_c))\n"
+                    "    return np.r_[I_O @ w_dot + np.cross(w, I_O @ w), f]")],
+     {"inertia-euler-wrench": M03.EULER_ORIGIN_INERTIA}),
 ]

@@ -2,9 +2,9 @@
 
 [LG, 惯量和力旋量], [LG, 单刚体运动方程] and [WJ §2.1] (the single link's ``I_O``); for (e) [LG]'s SolidWorks sign
 convention of the products of inertia and [RNE05 §五] (COM inertia vs inertia about the link origin). The student
-writes ``spatial_inertia``, ``parallel_axis``, ``kinetic_energy``, ``is_physical`` and ``inertia_from_cad``. While grading,
-``lessonlib.spatial`` (inertia, inertia_params, transform_inertia, the consistency checks) and the
-modules that validate or use inertias for them (model, samples, dynamics, ...) are unavailable;
+writes ``spatial_inertia``, ``parallel_axis``, ``kinetic_energy``, ``is_physical``, ``inertia_from_cad`` and
+``euler_wrench``. While grading, ``lessonlib.spatial`` (inertia, inertia_params, transform_inertia, the consistency
+checks) and the modules that validate or use inertias for them (model, samples, dynamics, ...) are unavailable;
 ``so3`` and ``se3`` stay. The independent oracle is a cloud of point masses: its mass, COM,
 inertia about any point, momentum and kinetic energy are plain sums (lesson 03, eq. 3.2 and 3.4).
 
@@ -16,9 +16,11 @@ or any mass, not testing symmetry, with a looser tolerance, rejecting the bounda
 side, or ``>``), reading the principal moments off the diagonal, or without the triangle inequality;
 ``inertia_from_cad`` with the products' sign convention swapped, ignored (SolidWorks' positive products taken as
 tensor entries) or applied to the whole matrix, the COM values shifted as if taken at the origin, the origin values
-used as the COM inertia, the shift added instead of subtracted, or the shift as the scalar ``m|p_c|²1``. The
+used as the COM inertia, the shift added instead of subtracted, or the shift as the scalar ``m|p_c|²1``;
+``euler_wrench`` without the gyroscopic term or with its sign flipped, without the centripetal part of ``a_c``, with
+the moment left about the COM, or with Euler's equation written with ``I_O`` about a moving origin. The
 oracle of (e) is a cloud of point masses: its report by sums about the COM or the origin, its ``𝓘_O`` column by
-column from its momentum. The
+column from its momentum; that of (f) the particles' Newton laws summed (lesson 03 §5). The
 ``is_physical`` checks ask about every body before failing on the first wrong verdict, and their numbers are
 all the verdicts: a mistake is recognised by its whole pattern.
 
@@ -34,6 +36,7 @@ check                         points  what it tests
 ``inertia-physical-moments``  1       ``is_physical``: PSD and triangle inequalities, rotated
 ``inertia-cad-products``      1       ``inertia_from_cad``: COM values, both product signs
 ``inertia-cad-origin``        1       ``inertia_from_cad``: values about the origin, a rod
+``inertia-euler-wrench``      1       ``euler_wrench``: Euler's laws against particle sums
 ============================  ======  =======================================================
 """
 from __future__ import annotations
@@ -478,3 +481,65 @@ def check_cad_origin(ctx, inertia_from_cad):
                           "spatial_inertia adds the shift back: about the origin you get the values you were given")
     for products in ("tensor", "positive", "tensor"):
         _expect_report(ctx, inertia_from_cad, Report(Cloud(ctx), "origin", products))
+
+
+# --- (f) Euler's laws: the wrench a body needs ----------------------------------------------------------------
+
+def euler_wrench_with(m, p_c, I_c, w, w_dot, a_O, *, gyro=1.0, centripetal=True, about_origin=True,
+                      origin_inertia=False):
+    """``[μ_O; f]`` from Euler's laws: ``f = m a_c``, ``μ_O = I_c ω̇ + ω × I_c ω + p_c × f`` — or a slip: ``gyro`` the
+    factor of ``ω × I_c ω`` (0: left out, −1: wrong sign), no ``centripetal`` ``ω × (ω × p_c)`` in ``a_c``, the moment
+    left about the COM (not ``about_origin``), or Euler's equation written with ``origin_inertia`` ``I_O`` about ``O``."""
+    p_c, I_c, w, w_dot, a_O = (np.asarray(x, dtype=float) for x in (p_c, I_c, w, w_dot, a_O))
+    a_c = a_O + np.cross(w_dot, p_c) + (np.cross(w, np.cross(w, p_c)) if centripetal else 0.0)
+    f = m * a_c
+    if origin_inertia:
+        I_O = I_c - m * so3.hat(p_c) @ so3.hat(p_c)
+        return np.r_[I_O @ w_dot + np.cross(w, I_O @ w), f]
+    mu = I_c @ w_dot + gyro * np.cross(w, I_c @ w) + (np.cross(p_c, f) if about_origin else 0.0)
+    return np.r_[mu, f]
+
+
+EULER_GYRO_MISSING = Variant("your moment seems to lack the gyroscopic term ω × I_c ω: Euler's equation about the COM is "
+                             "μ_c = I_c ω̇ + ω × I_c ω (the angular momentum I_c ω turns with the body)",
+                             euler_wrench=partial(euler_wrench_with, gyro=0.0))
+EULER_GYRO_SIGN = Variant("your gyroscopic term seems to have the wrong sign: μ_c = I_c ω̇ + ω × I_c ω (d/dt of R I_c Rᵀ ω "
+                          "gives + [ω] I_c ω), not I_c ω̇ − ω × I_c ω = I_c ω̇ + (I_c ω) × ω",
+                          euler_wrench=partial(euler_wrench_with, gyro=-1.0))
+EULER_NO_CENTRIPETAL = Variant("your COM acceleration seems to lack the centripetal part: a_c = a_O + ω̇ × p_c + "
+                               "ω × (ω × p_c)", euler_wrench=partial(euler_wrench_with, centripetal=False))
+EULER_ABOUT_COM = Variant("your moment seems to be the one about the COM: about the body origin O add the moment of the "
+                          "force, μ_O = μ_c + p_c × f", euler_wrench=partial(euler_wrench_with, about_origin=False))
+EULER_ORIGIN_INERTIA = Variant("your moment seems to be I_O ω̇ + ω × I_O ω, Euler's equation with the inertia about O: that "
+                               "holds only about the COM or about a point that does not accelerate (a_O = 0); in general "
+                               "μ_O = I_c ω̇ + ω × I_c ω + p_c × m a_c",
+                               euler_wrench=partial(euler_wrench_with, origin_inertia=True))
+
+
+@EXERCISE.check("inertia-euler-wrench", points=1, functions=("euler_wrench",),
+                title="euler_wrench: Euler's laws against the particles' Newton laws summed",
+                variants=(EULER_GYRO_MISSING, EULER_GYRO_SIGN, EULER_NO_CENTRIPETAL, EULER_ABOUT_COM,
+                          EULER_ORIGIN_INERTIA))
+def check_euler_wrench(ctx, euler_wrench):
+    """Cases in an order that separates the mistakes: a cloud centred on O (the gyroscopic term alone can be wrong),
+    one turning about a fixed pivot O (a_O = 0: Euler's equation with I_O holds there), then general motions."""
+    cases = []
+    for kind in ("centred on O", "about a fixed pivot O (a_O = 0)", "moving", "moving"):
+        cloud = Cloud(ctx)
+        if kind == "centred on O":
+            cloud.r_k = cloud.r_k - cloud.c
+            cloud.c = np.zeros(3)
+        w, w_dot = ctx.rng.normal(size=3) * 2.0, ctx.rng.normal(size=3) * 2.0
+        a_O = np.zeros(3) if kind.startswith("about") else ctx.rng.normal(size=3) * 3.0
+        cases.append((kind, cloud, w, w_dot, a_O))
+    for kind, cloud, w, w_dot, a_O in cases:
+        a_k = a_O + np.cross(w_dot, cloud.r_k) + np.cross(w, np.cross(w, cloud.r_k))   # each particle's true acceleration
+        m_a = cloud.m_k[:, None] * a_k                                                  # = the net force on it
+        expected = np.r_[np.cross(cloud.r_k, m_a).sum(axis=0), m_a.sum(axis=0)]
+        call = (f"euler_wrench(m={cloud.m:.4g}, p_c={display.array(cloud.c)}, I_c, w={display.array(w)}, "
+                f"w_dot={display.array(w_dot)}, a_O={display.array(a_O)}): a cloud of {len(cloud.m_k)} point masses "
+                f"{kind}")
+        got = ctx.expect_shape("[μ_O; f] (6,)", ctx.call(euler_wrench, cloud.m, cloud.c, cloud.I_c, w, w_dot, a_O),
+                               (6,), call=call)
+        ctx.expect_close("[μ_O; f] (must be Σ [p_k × m_k a_k; m_k a_k] over the particles)", got, expected, call=call,
+                         hint="f = m a_c with a_c = a_O + ω̇ × p_c + ω × (ω × p_c); μ_O = I_c ω̇ + ω × I_c ω + p_c × f")

@@ -190,6 +190,17 @@ def test_a_com_inertia_declared_as_origin_inertia_is_named_when_it_leaves_a_nega
         inertia_from_cad(m, c, I_c, about="origin", products="positive")
 
 
+def test_a_solidworks_com_report_declared_as_tensor_values_at_the_origin_names_both_slips():
+    u = np.ones(3) / np.sqrt(3)
+    I_c = 0.09 * (np.eye(3) - np.outer(u, u)) + 0.01 * np.eye(3)
+    P = 2 * np.diag(np.diag(I_c)) - I_c                                       # SolidWorks, at the COM
+    c = np.array([0.0, 0.0, 0.5])
+    with pytest.raises(ValueError, match="tensor: .*were they taken at the COM \\(about='com', products='positive'\\)"):
+        inertia_from_cad(1.0, c, P, about="origin", products="tensor")
+    np.testing.assert_allclose(inertia_from_cad(1.0, c, P, about="com", products="positive"),
+                               spatial.inertia(1.0, c, I_c))
+
+
 def test_an_impossible_report_with_no_likely_slip_says_what_to_check():
     with pytest.raises(ValueError, match="tensor: .*triangle|tensor: .*units"):
         inertia_from_cad(1.0, np.zeros(3), np.diag([0.1, 0.1, 0.3]), about="com", products="tensor")

@@ -76,7 +76,9 @@ def inertia_from_cad(mass, com, tensor, *, about, products):
     >>> G = inertia_from_cad(m, p_c, J_c, about="com", products="positive")
     >>> float(G[0, 1])                         # about O: −P_xy − m·x·y = −0.003 − 0
     -0.003
-    >>> J_O = J_c + m * (p_c @ p_c * np.eye(3) - np.outer(p_c, p_c)) * [[1, -1, -1], [-1, 1, -1], [-1, -1, 1]]
+    >>> shift = m * (p_c @ p_c * np.eye(3) - np.outer(p_c, p_c))           # (3.5) with d = p_c
+    >>> signs = np.where(np.eye(3, dtype=bool), 1.0, -1.0)                  # SolidWorks' off-diagonal signs
+    >>> J_O = J_c + signs * shift                                           # the same part, reported at O
     >>> bool(np.allclose(inertia_from_cad(m, p_c, J_O, about="origin", products="positive"), G))
     True
     """

@@ -14,6 +14,9 @@ from .friction import Friction, friction_regressor
 from .regressor import (FrictionIdentification, base_parameters, check_excitation_band, identify, identify_with_friction,
                         inertial_parameters, model_with_parameters)
 from .simulate import Trajectory, simulate
+from .measurement import (Round, RoundResult, encoder_readings, filtered_derivatives, identify_from_measurements,
+                          identify_until_fit, preprocess_measurements, simulated_record, validation_fit,
+                          zero_phase_lowpass)
 from .lagrange import LagrangeEquations, lagrange_numeric, lagrange_symbolic, lagrange_terms
 from .denoc import DeNOCMatrices, convective_inertia, denoc, denoc_matrices, generalized_inertia
 from .lwp1980 import lwp1980
@@ -39,4 +42,7 @@ __all__ = ["rnea", "rnea_trace", "RNEATrace", "rnea_classic", "rnea_poe", "rnea_
            "slotine_li_regressor", "simulate_slotine_li", "adaptation_gains", "AdaptiveRun",
            "identify_with_friction", "FrictionIdentification", "check_excitation_band", "friction_regressor", "saturated", "lwp1980", "skater_pull_in", "SkaterRun", "foucault_run",
            "FoucaultRun", "natural_frequencies", "gravity_stiffness", "joint_stiffness", "moving_frame_acceleration",
-           "moving_frame_velocity", "FrameAcceleration", "platform_forces", "PlatformForces"]
+           "moving_frame_velocity", "FrameAcceleration", "platform_forces", "PlatformForces",
+           "encoder_readings", "zero_phase_lowpass", "filtered_derivatives", "preprocess_measurements",
+           "identify_from_measurements", "simulated_record", "validation_fit", "identify_until_fit", "Round",
+           "RoundResult"]

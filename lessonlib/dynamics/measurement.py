@@ -146,18 +146,18 @@ def preprocess_measurements(t, Q, TAU, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER, 
     ``Q`` (N, n) encoder readings and ``TAU`` (N, n) torques at the times ``t`` (N,). The positions go through
     :func:`filtered_derivatives`; the torques through the same :func:`zero_phase_lowpass` (same cut-off, same
     order): every frequency of ``τ`` is scaled like the same frequency of ``q̈``, and neither is delayed against
-    the other. The first and last ``trim`` seconds are dropped (default ``TRIM_PERIODS / cutoff``: the
-    filter's start-up transients). Then every ``decimate``-th sample is kept: after the low-pass, a 1 kHz
+    the other. The first and last ``trim`` seconds are dropped (default ``TRIM_PERIODS / cutoff``, the
+    filter's start-up transients, but at most a tenth of the record). Then every ``decimate``-th sample is kept: after the low-pass, a 1 kHz
     record holds no more information than one sampled a few times above the cut-off, and the regression is
     cheaper.
     """
-    fs = _sample_rate(t)
+    fs, t = _sample_rate(t), np.asarray(t, dtype=float)
     TAU = _samples(TAU, "TAU")
     if TAU.shape != np.shape(Q):
         raise ValueError(f"TAU: expected the shape of Q {np.shape(Q)}, got {TAU.shape}")
     if int(decimate) != decimate or decimate < 1:
         raise ValueError(f"decimate: expected an integer >= 1, got {decimate!r}")
-    trim = TRIM_PERIODS / float(cutoff) if trim is None else float(trim)
+    trim = min(TRIM_PERIODS / float(cutoff), 0.1 * (t[-1] - t[0])) if trim is None else float(trim)
     edge = int(np.ceil(trim * fs - 1e-9)) if np.isfinite(trim) and trim >= 0 else -1
     if edge < 0 or 2 * edge >= len(t):
         raise ValueError(f"trim: expected seconds >= 0 leaving samples of the {t[-1] - t[0]:g} s record, got {trim!r}")
@@ -225,10 +225,10 @@ class RoundResult:
     validation_r2: float
 
 
-def validation_fit(fit, t, Q, TAU, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER, decimate=1):
+def validation_fit(fit, t, Q, TAU, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER, decimate=1, trim=None):
     """``R²`` (pooled over joints, per-joint means) of ``fit``'s torques on another measured record ``(t, Q, TAU)``,
     pre-processed as the identification data were ([DB4 §4.4] step 4)."""
-    Qv, QDv, QDDv, TAUv = preprocess_measurements(t, Q, TAU, cutoff=cutoff, order=order, decimate=decimate)
+    Qv, QDv, QDDv, TAUv = preprocess_measurements(t, Q, TAU, cutoff=cutoff, order=order, decimate=decimate, trim=trim)
     residual = TAUv - fit.predict(Qv, QDv, QDDv)
     return float(1 - (residual ** 2).sum() / ((TAUv - TAUv.mean(axis=0)) ** 2).sum())
 

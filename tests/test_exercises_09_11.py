@@ -29,7 +29,7 @@ import sandbox_world
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"aba09": "09_aba.ipynb", "simulation10": "10_simulation.ipynb", "applications11": "11_applications.ipynb"}
-POINTS = {"aba09": 8, "simulation10": 8, "applications11": 19}
+POINTS = {"aba09": 8, "simulation10": 8, "applications11": 22}
 
 
 def answers_of(path):
@@ -325,7 +325,11 @@ PROBES = {
          "from lessonlib.dynamics import gravity_compensation; gravity_compensation(arm)",
          "from lessonlib.dynamics.regressor import identify; identify(arm, None, None, None, None)",
          # the private helper behind computed_torque is the whole control law: reachable, it bypassed the block
-         "from lessonlib.dynamics.control import _computed_torque_with; _computed_torque_with(None, None, 1, 1)"]),
+         "from lessonlib.dynamics.control import _computed_torque_with; _computed_torque_with(None, None, 1, 1)",
+         # (h): the filter and the pre-processing of measured data
+         "from lessonlib.dynamics.measurement import zero_phase_lowpass; zero_phase_lowpass([0.0] * 99, 100.0, 9.0)",
+         "from lessonlib.dynamics import preprocess_measurements; preprocess_measurements(None, None, None)",
+         "from lessonlib.dynamics.measurement import butterworth; butterworth(100.0, 9.0)"]),
 }
 
 

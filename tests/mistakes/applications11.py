@@ -10,12 +10,14 @@ from lessonlib.grading.checks.exercises.applications11 import control as M11_CON
 from lessonlib.grading.checks.exercises.applications11 import friction as M11_FRICTION
 from lessonlib.grading.checks.exercises.applications11 import identification as M11_FIT
 from lessonlib.grading.checks.exercises.applications11 import limits as M11_LIMITS
+from lessonlib.grading.checks.exercises.applications11 import measurement as M11_MEAS
 from lessonlib.grading.checks.exercises.applications11 import observer as M11_OBSERVER
 
 LIMIT_CLIP = "return np.clip(tau, -np.asarray(tau_max), np.asarray(tau_max))"
 CT_V = "v = qdd_d + Kd * (qd_d - qd) + Kp * (q_d - q)"
 CT_BIAS = "bias_forces(model, q, qd, gravity=gravity)"
 FIT_LSTSQ = "np.linalg.lstsq(W, TAU.ravel(), rcond=None)[0]"
+BUTTER = 'sos = signal.butter(4, cutoff, fs=fs, output="sos")'
 CT_CHECKS = ("app-ct-law", "app-ct-closed-loop")
 
 
@@ -110,4 +112,14 @@ CASES = [
     ("applications11", [("answer-sl", "Y = sl_regressor(model, q, qd, qd_r, qdd_r)[:, columns]",
                          "Y = sl_regressor(model, q, qd, qd_d, qdd_d)[:, columns]")],
      {"app-sl-law": M11_SL.SL_DESIRED_Y, "app-sl-closed-loop": M11_SL.SL_DESIRED_Y}),
+    ("applications11", [("answer-measured", "return signal.sosfiltfilt(", "return signal.sosfilt(")],
+     {"app-meas-filter": M11_MEAS.FILT_CAUSAL, "app-meas-data": M11_MEAS.DATA_CAUSAL}),
+    ("applications11", [("answer-measured", BUTTER, 'sos = signal.butter(4, 2 * np.pi * cutoff, fs=fs, output="sos")')],
+     {"app-meas-filter": M11_MEAS.FILT_RAD}),
+    ("applications11", [("answer-measured", BUTTER, 'sos = signal.butter(4, cutoff / fs, output="sos")')],
+     {"app-meas-filter": M11_MEAS.FILT_NORMALISED}),
+    ("applications11", [("answer-measured", "TAU_f = lowpass(TAU, fs, cutoff)", "TAU_f = TAU")],
+     {"app-meas-data": M11_MEAS.DATA_TAU_RAW}),
+    ("applications11", [("answer-measured", "QD = np.gradient(Q_f, t, axis=0)", "QD = np.gradient(Q, t, axis=0)")],
+     {"app-meas-data": M11_MEAS.DATA_Q_RAW}),
 ]

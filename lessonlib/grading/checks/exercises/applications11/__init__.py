@@ -26,10 +26,15 @@ the CRBA, ``coriolis_matrix`` and gravity torques, the law against ``slotine_li_
 closed loop (the student's law inside the checker's RK4): ``𝒱 = ½ sᵀMs + ½ π̃ᵀΓ⁻¹π̃`` never increases,
 and the estimates end where the law's own closed loop takes them (``𝒱`` does not increase without adaptation
 either: the true model's torque with ``π̂_b`` held fixed).
+(h) Measured data ([DB4 §4.4] steps 1–2): the zero-phase low-pass against the closed-form gain of the digital
+Butterworth filter (sinusoids keep their phase, scaled by ``gain(f)``), and the pre-processing (``q`` filtered and
+differenced twice, ``τ`` through the same filter) against the closed form of filtered, differenced sinusoids and
+then against the library's pipeline on a quantised, noisy record (``zero_phase_lowpass``, ``filtered_derivatives``,
+``preprocess_measurements`` unavailable).
 
 The checks live in one submodule per topic, imported below in the notebook's order (each registers its
 checks on ``EXERCISE``): ``control`` (a) and (b), ``identification`` (c), ``friction`` (d), ``observer``
-(e), ``limits`` (f), ``adaptive`` (g).
+(e), ``limits`` (f), ``adaptive`` (g), ``measurement`` (h).
 
 =========================  ======  ====================================================================
 check                      points  what it tests
@@ -51,6 +56,8 @@ check                      points  what it tests
 ``app-sl-regressor``       1       ``sl_regressor``: ``Y π = M a + C(q, q̇) v + g``
 ``app-sl-law``             1       ``sl_control``: ``τ = Y π̂_b − K_s s``, ``π̂̇_b = −Γ Yᵀ s``
 ``app-sl-closed-loop``     1       ``sl_control`` in closed loop: ``𝒱`` never increases, ``π̂_b`` adapts
+``app-meas-filter``        1       ``lowpass``: zero phase, the 4th-order Butterworth's squared gain (½ at ``f_cut``)
+``app-meas-data``          2       ``measured_data``: ``q`` filtered, differenced twice; ``τ`` through the same filter
 =========================  ======  ====================================================================
 """
 from __future__ import annotations
@@ -58,4 +65,4 @@ from __future__ import annotations
 from ._exercise import EXERCISE  # noqa: F401  (the exercise, for load_exercise)
 
 # One submodule per topic, in the notebook's order: importing one registers its checks on EXERCISE.
-from . import control, identification, friction, observer, limits, adaptive  # noqa: E402,F401
+from . import control, identification, friction, observer, limits, adaptive, measurement  # noqa: E402,F401

@@ -15,6 +15,9 @@ EXERCISE = Exercise(
              "lessonlib.dynamics.observer:observer_step", "lessonlib.dynamics.observer:run_observer",
              "lessonlib.dynamics.observer:push_and_observe", "lessonlib.dynamics.observer:_state_rate",
              "lessonlib.dynamics.adaptive:slotine_li_regressor", "lessonlib.dynamics.adaptive:simulate_slotine_li",
-             "lessonlib.dynamics.adaptive:adaptation_gains"),
+             "lessonlib.dynamics.adaptive:adaptation_gains", "lessonlib.dynamics.measurement:zero_phase_lowpass",
+             "lessonlib.dynamics.measurement:butterworth", "lessonlib.dynamics.measurement:filtered_derivatives",
+             "lessonlib.dynamics.measurement:preprocess_measurements",
+             "lessonlib.dynamics.measurement:identify_from_measurements"),
     copy_targets=("lessonlib.dynamics.control", "lessonlib.dynamics.regressor", "lessonlib.dynamics.friction",
-                  "lessonlib.dynamics.observer", "lessonlib.dynamics.adaptive"))
+                  "lessonlib.dynamics.observer", "lessonlib.dynamics.adaptive", "lessonlib.dynamics.measurement"))

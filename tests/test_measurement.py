@@ -1,8 +1,8 @@
-"""Identification from measured data ([DB4 §4.4] steps 1–2, 5): encoders, the zero-phase filter, derivatives, the pipeline.
+"""Identification from measured data ([DB4 §4.4] steps 1–2, 5): encoders, zero-phase filter, derivatives, pipeline.
 
 Independent routes: the filter's gain against the closed form of a digital Butterworth filter
-(``|H|² = 1/(1 + (tan(πf/f_s)/tan(πf_c/f_s))^(2N))``, a pass forward and one backward square it) and its phase
-against a least-squares fit of sine and cosine; derivatives against the analytic ones; the quantisation
+(``gain(f) = 1/(1 + (tan(πf/f_samp)/tan(πf_cut/f_samp))^(2N))``, a pass forward and one backward square it) and
+its phase against a least-squares fit of sine and cosine; derivatives against the analytic ones; the quantisation
 against its bound; the pipeline against the true base parameters of every sample robot (chains, trees,
 prismatic joints) and the loop against a hand-run sequence of rounds.
 """
@@ -22,7 +22,7 @@ FS = 1000.0                                                        # [DB4 §4.4]
 
 
 def butterworth_gain_squared(f, fs, cutoff, order):
-    """``|H(f)|²`` of the bilinear-transform Butterworth low-pass (pre-warped at the cut-off): the gain of the
+    """``gain(f)`` of the bilinear-transform Butterworth low-pass (pre-warped at the cut-off): the gain of the
     forward–backward filter, written from the formula, not from scipy."""
     ratio = np.tan(np.pi * np.asarray(f) / fs) / np.tan(np.pi * cutoff / fs)
     return 1.0 / (1.0 + ratio ** (2 * order))

@@ -1,21 +1,21 @@
 """Identification from measured data: encoders, zero-phase filtering, differentiation ([DB4 §4.4] steps 1–2, 5).
 
 A real arm gives joint angles from encoders — quantised to the encoder's resolution and sampled at a rate
-``f_s`` — and torques from sensors; the regressor needs ``q̇`` and ``q̈``, which nobody measures. [DB4 §4.4]'s
+``f_samp`` — and torques from sensors; the regressor needs ``q̇`` and ``q̈``, which nobody measures. [DB4 §4.4]'s
 steps, one function each:
 
 1. **acquire** (数据采集): :func:`encoder_readings` rounds each angle to a whole number of counts
    (:func:`simulated_record` makes a whole record from a model, an excitation and noisy torque sensors);
 2. **pre-process** (数据预处理): :func:`zero_phase_lowpass` is a Butterworth low-pass run forward and backward
-   (``scipy.signal.sosfiltfilt``): zero phase, so nothing is delayed; its gain is ``|H(f)|²``, exactly ½ at the
-   cut-off ``f_c`` (the source's 20 Hz). :func:`filtered_derivatives` filters ``q`` and differentiates it twice by
+   (``scipy.signal.sosfiltfilt``): zero phase, so nothing is delayed; its gain is ``gain(f)``, exactly ½ at the
+   cut-off ``f_cut`` (the source's 20 Hz). :func:`filtered_derivatives` filters ``q`` and differentiates it twice by
    central differences: each difference multiplies noise at frequency ``f`` by about ``2πf``, so the filter must
    remove what lies above the motion's band first. :func:`preprocess_measurements` applies the **same** filter
    to ``τ``: the torque must see what ``q̈`` saw — attenuated alike and not shifted against it — or the rows of the
    regression pair a filtered ``q̈`` with an unfiltered ``τ``;
 3. **estimate**: :func:`identify_from_measurements` = :func:`preprocess_measurements` then
-   :func:`~lessonlib.dynamics.regressor.identify` (``π̂_b = (Y_bᵀ W Y_b)⁻¹ Y_bᵀ W τ`` with ``W = diag(w_j²)``,
-   solved on the rows scaled by ``w_j``);
+   :func:`~lessonlib.dynamics.regressor.identify`: [DB4]'s weighted formula
+   ``π̂_b = (Y_bᵀ diag(w_j²) Y_b)⁻¹ Y_bᵀ diag(w_j²) τ``, solved on the rows scaled by ``w_j``;
 5. **iterate** (迭代优化): :func:`identify_until_fit` runs rounds — each a :class:`Round` that states what it
    changes (the cut-off, the excitation) — until the validation fit reaches :data:`FIT_TARGET` (90 %).
 
@@ -43,14 +43,14 @@ CUTOFF_HZ = 20.0
 FIT_TARGET = 0.90
 #: Order of the Butterworth filter of one pass (the forward–backward filter has twice the order).
 FILTER_ORDER = 4
-#: :func:`preprocess_measurements` drops this many periods of the cut-off, ``TRIM_PERIODS / f_c`` seconds, at both
+#: :func:`preprocess_measurements` drops this many periods of the cut-off, ``TRIM_PERIODS / f_cut`` seconds, at both
 #: ends of a record: there the filter's padding and the one-sided differences are not the motion (errors in ``q̈``
-#: above 1e-3 of the signal; below 1e-4 past ``4 / f_c``).
+#: above 1e-3 of the signal; below 1e-4 past ``4 / f_cut``).
 TRIM_PERIODS = 4.0
 
 
 def _sample_rate(t):
-    """``f_s`` (Hz) of uniformly spaced sample times ``t`` (N,); ValueError otherwise."""
+    """``f_samp`` (Hz) of uniformly spaced sample times ``t`` (N,); ValueError otherwise."""
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or t.size < 2 or not np.all(np.isfinite(t)):
         raise ValueError(f"t: expected a 1-D array of at least 2 finite sample times, got shape {t.shape}")
@@ -105,7 +105,7 @@ def zero_phase_lowpass(x, fs, cutoff, *, order=FILTER_ORDER):
     """``x`` (N,) or (N, n) low-pass filtered without phase shift: a Butterworth filter run forward, then backward.
 
     The backward pass undoes the forward pass's delay, so each frequency keeps its phase and is scaled by
-    ``|H(f)|²``: about 1 in the pass band, ``1/2`` at ``cutoff`` (Hz), falling as ``(f/f_c)^(−4·order)``
+    ``gain(f)``: about 1 in the pass band, ``1/2`` at ``cutoff`` (Hz), falling as ``(f/f_cut)^(−4·order)``
     above it. Both ends are padded by odd reflection (``scipy.signal.sosfiltfilt``). ValueError when
     ``cutoff`` is not below the Nyquist frequency ``fs/2`` or when ``x`` has too few samples for the padding.
     """
@@ -147,9 +147,9 @@ def preprocess_measurements(t, Q, TAU, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER, 
     :func:`filtered_derivatives`; the torques through the same :func:`zero_phase_lowpass` (same cut-off, same
     order): every frequency of ``τ`` is scaled like the same frequency of ``q̈``, and neither is delayed against
     the other. The first and last ``trim`` seconds are dropped (default ``TRIM_PERIODS / cutoff``, the
-    filter's start-up transients, but at most a tenth of the record). Then every ``decimate``-th sample is kept: after the low-pass, a 1 kHz
-    record holds no more information than one sampled a few times above the cut-off, and the regression is
-    cheaper.
+    filter's start-up transients, but at most a tenth of the record). Then every ``decimate``-th sample is
+    kept: after the low-pass, a 1 kHz record holds no more information than one sampled a few times above the
+    cut-off, and the regression is cheaper.
     """
     fs, t = _sample_rate(t), np.asarray(t, dtype=float)
     TAU = _samples(TAU, "TAU")

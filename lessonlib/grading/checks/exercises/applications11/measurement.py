@@ -109,7 +109,7 @@ DATA_CAUSAL = Variant("your Q and τ seem to be filtered once, forward only: the
 
 @EXERCISE.check("app-meas-filter", points=1, functions=("lowpass",),
                 title="the zero-phase Butterworth low-pass", variants=(FILT_CAUSAL, FILT_RAD, FILT_NORMALISED))
-def check_filter(ctx, lowpass):
+def check_meas_filter(ctx, lowpass):
     for n in (1, 3):
         fs, cutoff, t, inner = setting(ctx)
         x, (expected, _, _) = sinusoids(ctx, t, n, fs, cutoff, ratios=(0.3, 1.0, 1.6))
@@ -128,7 +128,7 @@ def check_filter(ctx, lowpass):
 @EXERCISE.check("app-meas-data", points=2, functions=("measured_data",), helpers=("lowpass",),
                 title="pre-processing measured data: filtered derivatives, the same filter on τ",
                 variants=(DATA_TAU_RAW, DATA_Q_RAW, DATA_CAUSAL))
-def check_measured_data(ctx, measured_data, lowpass):
+def check_meas_data(ctx, measured_data, lowpass):
     names = ("Q_f", "QD", "QDD", "TAU_f")
     fs, cutoff, t, inner = setting(ctx)
     Q, (Q_f, QD, QDD) = sinusoids(ctx, t, 2, fs, cutoff, ratios=(0.05, 0.2, 0.9))

@@ -27,6 +27,9 @@ from .sandbox import RunDirs, kernel_command, kernel_spec, run_policy, run_view
 
 #: Bytes of nbval's own log kept for a grader-error message.
 LOG_TAIL = 4000
+#: Seconds to wait, after nbval ended, for the zygote's report of a forked kernel's exit when the guard saw none
+#: (a kernel that refused its run exits at once, but on a loaded machine the report can come after nbval's end).
+RELAY_EXIT_WAIT = 2.0
 #: Bytes of the kernel's record of attempts to reach outside its walls that are read.
 WATCH_BYTES = 64 * 1024
 
@@ -169,8 +172,12 @@ def _run_nbval(options, dirs, nb_path, jupyter_path, judge, deadline, abort, zyg
         for n, rec in list(cells.items()):               # at the notebook's deadline ran out of time
             if n not in before and rec.get("died"):
                 cells[n] = {**rec, "died": False, "timeout": True, "deadline": True}
-    if relay is not None and relay.exits:                 # the forked kernel's exit, as its zygote reported it
-        kernel.setdefault("exit", relay.exits[-1])
+    if relay is not None and kernel.get("exit") is None:  # the forked kernel's exit, as its zygote reports it: the
+        wait_until = time.monotonic() + RELAY_EXIT_WAIT   # guard may have written None (no status within its wait),
+        while relay.forked and not relay.exits and time.monotonic() < wait_until:    # and under load the report lags
+            time.sleep(0.02)
+        if relay.exits:
+            kernel["exit"] = relay.exits[-1]
     return finished, dict(cells), kernel, proc.returncode
 
 

@@ -251,6 +251,7 @@ def _grade_once(reference, path, options, name, shared):
             return result
         result.student_id, result.id_source, result.notes = submission.student_id, submission.id_source, \
             list(submission.notes)
+        result.language = submission.language
         result.flags = flags + [
             f"answer cell {c.cell!r}: {c.function} is {c.ratio:.0%} identical to {c.target}" for c in copies]
         run = graded_run(reference, shared.exercise, submission, options, shared)   # run

@@ -197,6 +197,7 @@ class Submission:
     ignored_cells: int = 0
     notes: list = field(default_factory=list)
     id_source: str = "notebook"         # or "file": the student_id literal is missing or a placeholder
+    language: str = "en"                # "zh": the Chinese edition (submission_language); the feedback's language
 
 
 def open_regular(path):
@@ -255,6 +256,17 @@ def read_json_notebook(path):
     return data
 
 
+def submission_language(data):
+    """``"zh"`` when the notebook says it is the Chinese edition (``metadata.lessonlib.language``), else ``"en"``.
+
+    >>> submission_language({"metadata": {"lessonlib": {"language": "zh"}}}), submission_language({"metadata": []})
+    ('zh', 'en')
+    """
+    meta = data.get("metadata")
+    meta = meta.get("lessonlib") if isinstance(meta, dict) else None
+    return "zh" if isinstance(meta, dict) and meta.get("language") == "zh" else "en"
+
+
 def parse_student_id(source):
     """The literal ``student_id = "..."`` of an answer cell (sanitised), or None. Never executes code."""
     try:
@@ -308,7 +320,7 @@ def read_submission(path, reference):
         notes.append("your notebook's student_id is not filled in (first answer cell): fill it in so that your "
                      "grade reaches you")
     return Submission(os.fspath(path), answers, literal or file_student_id(path), ignored, notes,
-                      "notebook" if literal else "file")
+                      "notebook" if literal else "file", submission_language(data))
 
 
 @dataclass(frozen=True)

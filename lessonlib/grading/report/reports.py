@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from .results import STATUSES, inert, shown
+from .results import STATUSES, STATUSES_ZH, inert, shown
 
 CSV_COLUMNS = ("submission", "check", "points", "max_points", "status")
 
@@ -28,22 +28,34 @@ def write_json(results, path):
         json.dump({r.submission: r.as_json() for r in results}, fh, indent=1, ensure_ascii=False)
 
 
+#: The fixed parts of the feedback, in the submission's language (``SubmissionResult.language``); the per-check
+#: messages and the notes stay in English.
+WORDS = {
+    "en": {"Feedback": "Feedback", "Preview": "Preview", "score": "Score", "table": "| check | points | status |",
+           "preview": "> **Preview** — computed on your own machine; your grade is what your instructor's grader gives.",
+           "notes": "Notes", "statuses": STATUSES, ":": ": "},
+    "zh": {"Feedback": "反馈", "Preview": "预览", "score": "得分", "table": "| 检查 | 分数 | 状态 |",
+           "preview": "> **预览** —— 在你自己的电脑上算出；你的成绩以教师的评分程序给出的为准。",
+           "notes": "附注（英文）", "statuses": STATUSES_ZH, ":": "："},
+}
+
+
 def feedback_markdown(result, *, title="", preview=False):
-    """The student's feedback: a score table, then each unpassed check's message."""
-    lines = [f"# {title or 'Feedback'}: {result.submission}", ""]
+    """The student's feedback: a score table, then each unpassed check's message (fixed parts in :data:`WORDS`)."""
+    words = WORDS.get(getattr(result, "language", "en"), WORDS["en"])
+    lines = [f"# {words.get(title or 'Feedback', title)}{words[':']}{result.submission}", ""]
     if preview:
-        lines += ["> **Preview** — computed on your own machine; your grade is what your instructor's grader "
-                  "gives.", ""]
-    lines += [f"**Score: {result.total} / {result.max}**", "", "| check | points | status |", "|---|---:|---|"]
+        lines += [words["preview"], ""]
+    lines += [f"**{words['score']}{words[':']}{result.total} / {result.max}**", "", words["table"], "|---|---:|---|"]
     lines += [f"| `{c.check}` | {c.points} / {c.max_points} | {c.status} |" for c in result.checks.values()]
     lines.append("")
     for c in result.checks.values():
         if c.status != "passed":
-            lines += [f"## `{c.check}` — {c.status}", "", f"*{STATUSES.get(c.status, '')}*", ""]
+            lines += [f"## `{c.check}` — {c.status}", "", f"*{words['statuses'].get(c.status, '')}*", ""]
             if c.message:
                 lines += ["```text", c.message.replace("```", "'''"), "```", ""]
     if result.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+        lines += [f"## {words['notes']}", ""] + [f"- {n}" for n in result.notes] + [""]
     return "\n".join(lines)
 
 

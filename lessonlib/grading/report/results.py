@@ -62,6 +62,29 @@ STATUSES = {
     "cpu-limit": "your code used more CPU time than a graded run may",
     "output-limit": "your code printed more than a graded run keeps, and the check's own output was lost",
 }
+#: :data:`STATUSES` in Chinese, for the feedback on a submission of the Chinese edition (the status names stay).
+STATUSES_ZH = {
+    "passed": "检查单元输出了预期的结论，评分程序自己运行该检查也通过了",
+    "not-attempted": "答案仍是练习给出的空函数（未修改，或仍抛出 NotImplementedError）",
+    "failed": "评分程序运行了该检查，答案与之不符（见下方信息）",
+    "needs-review": "该检查本可通过，但其分数须等教师复核（见原因）",
+    "access-denied": "答案试图访问评分沙箱之外的文件或进程（已被拒绝）",
+    "used-library": "答案调用了本练习要求你自己编写的库函数",
+    "output-mismatch": "评分程序运行该检查通过了，但检查单元输出的内容不同",
+    "unverified": "检查单元输出了结论，但评分程序从未运行这项检查",
+    "error": "在评分程序运行检查之前，检查单元已抛出异常（例如缺少某个函数）",
+    "timeout": "你的代码在该检查完成前超出了时间限制（每个单元或整个笔记本的限制）",
+    "kernel-died": "在该检查完成前内核已终止（崩溃、os._exit 或信号）",
+    "not-run": "检查单元没有运行",
+    "unreadable": "提交的文件无法作为笔记本读取",
+    "checker-error": "检查程序本身出错（已通知你的教师）",
+    "grader-error": "评分程序无法运行这个笔记本（你的教师掌握详细情况）",
+    "memory-limit": "你的代码使用的内存超过了评分运行的上限（信息中给出了上限）",
+    "process-limit": "你的代码启动的进程或线程超过了评分运行的上限",
+    "disk-limit": "你的代码写入磁盘的数据超过了评分运行的上限",
+    "cpu-limit": "你的代码使用的 CPU 时间超过了评分运行的上限",
+    "output-limit": "你的代码输出的内容超过了评分运行保留的上限，该检查自己的输出因此丢失",
+}
 #: The statuses a resource limit gives a check it stopped.
 LIMIT_STATUSES = ("memory-limit", "process-limit", "disk-limit", "cpu-limit", "output-limit")
 
@@ -91,6 +114,7 @@ class SubmissionResult:
     protection: str = ""
     interrupted: bool = False       # the batch was stopped during this run: not a result to keep
     id_source: str = ""             # "notebook" (its student_id literal) or "file" (not filled in: the file name)
+    language: str = "en"            # "zh": a submission of the Chinese edition gets the feedback's fixed parts in Chinese
 
     @property
     def total(self):

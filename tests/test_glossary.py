@@ -20,8 +20,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 GLOSSARY = REPO / "course" / "GLOSSARY.md"
 NOTEBOOKS = (sorted((REPO / "course").glob("[0-9][0-9]_*.ipynb")) + sorted((REPO / "exercises").glob("*.ipynb"))
-             + sorted((REPO / "solutions").glob("*.ipynb")))
-TEXTS = (sorted((REPO / "course" / "handouts").glob("*.md"))
+             + sorted((REPO / "solutions").glob("*.ipynb")) + sorted((REPO / "course" / "zh").glob("*.ipynb"))
+             + sorted((REPO / "exercises" / "zh").glob("*.ipynb")))
+TEXTS = (sorted((REPO / "course" / "handouts").glob("*.md")) + sorted((REPO / "course" / "zh" / "handouts").glob("*.md"))
+         + [REPO / "README.zh.md"]
          + [REPO / "README.md", REPO / "course" / "README.md", REPO / "course" / "NOTATION.md"])
 TABLE_TITLE = "## Variants the course does not use"
 _QUOTED = re.compile(r"《[^》]*》|「[^」]*」")

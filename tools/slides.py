@@ -247,16 +247,24 @@ def main(argv=None):
     parser.add_argument("lessons", nargs="*", help="lesson numbers (05), names or paths; default: all")
     parser.add_argument("--out", default=str(BUILD), help=f"output folder (default {BUILD.relative_to(REPO)})")
     parser.add_argument("--no-pdf", action="store_true", help="handouts as HTML only")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en",
+                        help="zh: the Chinese edition (course/zh/, make translations) into <out>/zh")
     args = parser.parse_args(argv)
     notebooks = lesson_notebooks([s for item in args.lessons for s in item.split()])
-    out = Path(args.out)
+    out, handouts_dir = Path(args.out), HANDOUTS
+    if args.lang == "zh":
+        notebooks = [COURSE / "zh" / nb.name for nb in notebooks]
+        missing = [nb.name for nb in notebooks if not nb.exists()]
+        if missing:
+            raise SystemExit(f"no Chinese edition of {', '.join(missing)}: run make translations first")
+        out, handouts_dir = out / "zh", COURSE / "zh" / "handouts"
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
-    handout_sources = sorted(HANDOUTS.glob("*.md")) if HANDOUTS.exists() else []
+    handout_sources = sorted(handouts_dir.glob("*.md")) if handouts_dir.exists() else []
     wanted = {nb.stem for nb in notebooks}
     handout_sources = [h for h in handout_sources if h.stem in wanted]
     assets = deck_assets(course_characters(sorted(COURSE.glob("*.ipynb")) + sorted(COURSE.glob("*.md"))
-                                           + handout_sources))
+                                           + sorted((COURSE / "zh").glob("*.ipynb")) + handout_sources))
     decks = []
     for nb in notebooks:
         t = time.monotonic()

@@ -8,7 +8,7 @@ PYTEST_ARGS  ?=
 BENCH_ARGS   ?=
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast bench mutation venv install-course install-test clean outputs outputs-check slides slidefit gallery
+.PHONY: lab test test-fast bench mutation venv install-course install-test clean outputs outputs-check slides slidefit gallery translations book
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,17 +29,21 @@ install-course: venv
 	$(link-labextension)
 
 install-test: venv
-	$(PIP) install --quiet -e ".[course,test,oracles,fast,cluster]"
+	$(PIP) install --quiet -e ".[course,test,oracles,fast,cluster,book]"
 	$(link-labextension)
 
+# `make lab LANG=zh` opens the Chinese edition (course/zh/, exercises/zh/); any other LANG (the locale's) the English.
+COURSE_DIR = $(if $(filter zh zh_CN zh_CN.UTF-8,$(LANG)),course/zh,course)
+SLIDES_LANG = $(if $(filter zh zh_CN zh_CN.UTF-8,$(LANG)),zh,en)
+
 lab: install-course
-	$(VENV)/bin/jupyter lab --notebook-dir=course $(ROOT_FLAG) $(JUPYTER_ARGS)
+	$(VENV)/bin/jupyter lab --notebook-dir=$(COURSE_DIR) $(ROOT_FLAG) $(JUPYTER_ARGS)
 
 # Unit, property, agreement and grader tests, doctests, and nbval over every course and solution notebook.
 # LESSONLIB_TESTING=1 shortens long simulations in the notebooks and selects the static plot fallback.
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 test: install-test
-	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) tests lessonlib tools course solutions $(PYTEST_ARGS)
+	LESSONLIB_TESTING=1 $(PY) -m pytest -q -n 2 --dist loadfile $(NBVAL) --ignore=course/zh tests lessonlib tools course solutions $(PYTEST_ARGS)
 
 test-fast: install-test
 	LESSONLIB_TESTING=1 $(PY) -m pytest -q -x -m "not browser" tests lessonlib tools $(PYTEST_ARGS)
@@ -55,7 +59,18 @@ outputs-check: install-test
 
 # Static decks (build/slides/NN_*.slides.html, offline, with the stored outputs) and handouts; then check they fit.
 slides: install-test
-	$(PY) -m tools.slides $(LESSON)
+	$(PY) -m tools.slides --lang $(SLIDES_LANG) $(LESSON)
+
+# The book: a static site of the whole course in both languages (build/book/en/, build/book/zh/), from the stored
+# outputs, readable offline (tools/book.py). `make book LESSON="05 07"` builds those lessons only.
+book: install-test
+	$(PY) -m tools.book $(if $(LESSON),--lessons $(LESSON))
+
+# The Chinese edition: bring the catalogues (course/zh/*.po, exercises/zh/*.po) in step with the English notebooks,
+# then write the Chinese notebooks from them (no re-execution: code and outputs are the English ones).
+translations: install-test
+	$(PY) -m tools.translations update
+	$(PY) -m tools.translations build
 
 slidefit: slides
 	$(PY) -m tools.slidefit $(SLIDEFIT_ARGS)

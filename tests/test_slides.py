@@ -168,3 +168,15 @@ def test_handout_page_has_the_math_and_the_chinese(tmp_path, assets):
     assert "CourseCJK" in page and "MathJax" in page and "@page" in page
     if chromium_available():
         assert written[1].suffix == ".pdf" and written[1].read_bytes()[:5] == b"%PDF-"
+
+
+def test_the_chinese_decks_are_built_from_the_chinese_edition(tmp_path):
+    """``make slides LANG=zh`` (``python -m tools.slides --lang zh``): the Chinese lesson and handout, every
+    character of them in the deck's font subset."""
+    _require_build_tools()
+    assert slides.main(["--lang", "zh", "00", "--no-pdf", "--out", str(tmp_path)]) == 0
+    deck = (tmp_path / "zh" / "00_tour.slides.html").read_text(encoding="utf-8")
+    handout = (tmp_path / "zh" / "handouts" / "00_tour.html").read_text(encoding="utf-8")
+    assert "课程导览" in deck and "课程导览" in handout
+    assert "A tour of the course" not in deck and "A tour of the course" in (
+        REPO / "course" / "00_tour.ipynb").read_text(encoding="utf-8")

@@ -111,3 +111,12 @@ def test_a_chinese_submission_grades_exactly_like_the_english_one(stem, tmp_path
     assert feedback_zh.startswith("# 反馈：zh_blank.ipynb") and "| 检查 | 分数 | 状态 |" in feedback_zh
     assert "答案仍是练习给出的空函数" in feedback_zh                 # not-attempted, explained in Chinese
     assert feedback_en.startswith("# Feedback: en_solved.ipynb") and "**Score: " in feedback_en
+
+
+@pytest.mark.parametrize("lang, folder, slides", [("zh", "course/zh", "zh"), ("zh_CN.UTF-8", "course/zh", "zh"),
+                                                   ("en_US.UTF-8", "course", "en"), ("C.UTF-8", "course", "en")])
+def test_make_lab_and_slides_follow_lang(lang, folder, slides):
+    """``make lab LANG=zh`` opens the Chinese edition; the locale's own LANG (en_US.UTF-8, C.UTF-8) the English."""
+    out = subprocess.run(["make", "-n", "lab", "slides", f"LANG={lang}"], cwd=tr.REPO, capture_output=True,
+                         text=True, check=True).stdout
+    assert f"--notebook-dir={folder} " in out and f"tools.slides --lang {slides}" in out

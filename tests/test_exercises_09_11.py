@@ -376,3 +376,13 @@ def test_pasted_library_code_is_a_copy_and_the_solutions_are_not(name, module, f
     copies = copydetect.find_copies({"answer-x": pasted}, targets)
     assert [(c.function, c.target) for c in copies] == [(student_name, f"{module}.{function}")]
     assert copydetect.find_copies(answers_of(ROOT / "solutions" / NOTEBOOKS[name]), targets) == []
+
+
+def test_applications11_measured_data_check_holds_for_every_setting(sol):
+    """app-meas-data draws a sample rate, a cut-off (5 Hz up to 6 % of the rate) and an excitation per student; its
+    own reference must pass its self-test on all of them (seed 25 once put 5 Hz harmonics against a 5.4 Hz cut-off:
+    a checker-error for an honest student)."""
+    check = load_exercise("applications11").checks["app-meas-data"]
+    for seed in range(30):
+        v = run_check(check, [local(sol["applications11"][f]) for f in check.functions], seed=seed, student="s")
+        assert v.passed, (seed, v.status, v.message[:300])

@@ -303,7 +303,9 @@ def test_every_attack_scores_zero_inside_the_walls_and_honest_work_full_marks(gr
         rows = list(csv.reader(fh))[1:]
     assert {r[0] for r in rows} == set(results)
     honest = results["honest.ipynb"]
-    assert honest["total"] == honest["max"] > 0 and honest["protection"].startswith("filesystem: Landlock ABI")
+    lost = {c: (v["status"], v["message"][:400]) for c, v in honest["checks"].items() if v["points"] != v["max_points"]}
+    assert honest["total"] == honest["max"] > 0 and not lost, lost
+    assert honest["protection"].startswith("filesystem: Landlock ABI")
     ex = load_exercise(exercise)
     names = [n for n in batch["names"] if n not in ("honest", "classmate")]
     assert set(ATTACKS) <= set(names)

@@ -147,7 +147,9 @@ def check_meas_data(ctx, measured_data, lowpass):
                              hint="Q_f = lowpass(Q, fs, cutoff), QD = np.gradient(Q_f, t, axis=0), "
                                   "QDD = np.gradient(QD, t, axis=0), TAU_f = lowpass(TAU, fs, cutoff)")
     model = samples.seed004_2link()
-    excite = fourier_trajectory(2, harmonics=50, base_freq=0.1, amplitude=0.8, seed=int(ctx.rng.integers(2**31)))
+    harmonics = int(min(50, cutoff / 4 / 0.1))           # the excitation's top at most a quarter of the cut-off, as
+    excite = fourier_trajectory(2, harmonics=harmonics, base_freq=0.1, amplitude=0.8,      # [DB4]'s 5 Hz under 20 Hz
+                                seed=int(ctx.rng.integers(2**31)))
     Q, TAU = simulated_record(model, excite, t, resolution=2 * np.pi / 2**14, torque_noise=0.5,
                               seed=int(ctx.rng.integers(2**31)))
     reference = (*filtered_derivatives(t, Q, cutoff=cutoff, order=ORDER), zero_phase_lowpass(TAU, fs, cutoff))
@@ -155,7 +157,7 @@ def check_meas_data(ctx, measured_data, lowpass):
     assert np.abs(reference[2] - qdd_exact)[inner].max() < 0.05 * np.abs(qdd_exact).max() * (1 + cutoff / 10), \
         "checker self-test: the reference's q̈ against the exact one"
     call = (f"measured_data(t, Q, TAU, cutoff={cutoff:g}) on {model.name!r}: a 14-bit encoder at {fs:g} Hz, "
-            f"torque noise 0.5 N·m")
+            f"torque noise 0.5 N·m, an excitation of 0.1–{harmonics / 10:g} Hz")
     with ctx.suspects(ctx.suspect(lowpass, TAU, fs, cutoff, expected=reference[3],
                                   call=f"lowpass(TAU, fs={fs:g}, cutoff={cutoff:g})", see="app-meas-filter")):
         got = ctx.expect_tuple(ctx.call(measured_data, t, Q, TAU, cutoff), names, call=call)

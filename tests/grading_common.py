@@ -21,8 +21,19 @@ EX = load_exercise("rnea05")
 LINES = {cid: c.line for cid, c in EX.checks.items()}
 CHECK_IDS = list(EX.checks)
 LWP = [c for c in CHECK_IDS if c.startswith("rnea-lwp")]    # part (e): most submissions below leave it a stub
-MAX = 12
+MAX = sum(c.points for c in EX.checks.values())      # exercise 05's total, from its checks module
 PY = sys.executable
+
+
+def stated_points(notebook):
+    """The points the exercise tells its students: the sum of the last column of the table of parts in its first
+    cell (``| part | you write | points |``). Tests compare it with the check module's total, so that a change of
+    points needs the module and the student-facing table changed together, and no constant in a test."""
+    nb = nbformat.read(str(notebook), as_version=4)
+    rows = [line for line in nb.cells[0].source.splitlines() if line.startswith("|")]
+    if not rows or [c.strip() for c in rows[0].strip("|").split("|")][-1] != "points":
+        raise ValueError(f"{notebook}: the first cell has no table of parts with a points column")
+    return sum(int(r.strip().strip("|").split("|")[-1]) for r in rows[2:])
 
 
 SOLVED = answers_of(SOLUTION)

@@ -18,11 +18,12 @@ import pytest
 from lessonlib.grading.checks import authoring
 from lessonlib.grading.checks.checker import exercise_names, load_exercise, run_check
 from lessonlib.grading.checks.preview import local_function
+from grading_common import stated_points
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = {"00_tour": "tour00", "01_lie_groups": "lie_groups01", "02_lie_algebra": "lie_algebra02",
            "03_inertia": "inertia03", "04_lagrange": "lagrange04"}
-POINTS = {"00_tour": 4, "01_lie_groups": 8, "02_lie_algebra": 8, "03_inertia": 10, "04_lagrange": 14}
+POINTS = {stem: stated_points(ROOT / "exercises" / f"{stem}.ipynb") for stem in LESSONS}    # each table of parts
 
 
 def read(kind, stem):

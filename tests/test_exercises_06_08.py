@@ -28,11 +28,12 @@ from lessonlib.grading import NotAvailableWhileGrading
 from lessonlib.grading.checks.preview import local_function
 from lessonlib.grading.checks.exercises import rnea_poe06, mass_matrix08
 import sandbox_world
+from grading_common import stated_points
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"rnea_poe06": "06_lie_group_dynamics.ipynb", "denoc07": "07_denoc.ipynb",
              "mass_matrix08": "08_mass_matrix_forward_dynamics.ipynb"}
-POINTS = {"rnea_poe06": 14, "denoc07": 10, "mass_matrix08": 14}
+POINTS = {name: stated_points(ROOT / "exercises" / nb) for name, nb in NOTEBOOKS.items()}   # each table of parts
 
 
 local = local_function          # a student function as the checkers see it (plain-data round trip)

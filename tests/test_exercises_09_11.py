@@ -26,10 +26,11 @@ from lessonlib.grading.checks import authoring
 from lessonlib.grading.checks.checker import exercise_for_notebook, load_exercise, run_check
 from lessonlib.grading.checks.preview import local_function
 import sandbox_world
+from grading_common import stated_points
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"aba09": "09_aba.ipynb", "simulation10": "10_simulation.ipynb", "applications11": "11_applications.ipynb"}
-POINTS = {"aba09": 8, "simulation10": 8, "applications11": 22}
+POINTS = {name: stated_points(ROOT / "exercises" / nb) for name, nb in NOTEBOOKS.items()}   # each table of parts
 
 
 def answers_of(path):

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from lessonlib.grading.checks.checker import exercise_names, load_exercise
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
 
@@ -20,7 +22,8 @@ pytestmark = pytest.mark.slow
 def test_every_lesson_has_an_exercise_and_a_solution():
     exercises = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
     assert exercises == LESSONS
-    assert [name[:2] for name in LESSONS] == [f"{k:02d}" for k in range(13)]
+    assert [name[:2] for name in LESSONS] == [f"{k:02d}" for k in range(len(LESSONS))]     # numbered from 00, no gap
+    assert sorted(load_exercise(n).notebook for n in exercise_names()) == LESSONS               # one module each
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

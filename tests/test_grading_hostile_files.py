@@ -25,7 +25,7 @@ from lessonlib.grading.notebook import MAX_NOTEBOOK_BYTES, load_reference
 from lessonlib.grading.report.records import Records
 from lessonlib.grading.report.results import CheckResult, SubmissionResult
 
-from grading_common import EXERCISE, ROOT, SOLUTION, make_submission
+from grading_common import EXERCISE, MAX, ROOT, SOLUTION, make_submission
 
 FORGED = "x\nh1_honest.ipynb  12/12  passed 11.ipynb".replace("/", " of ")
 DISK_FILLER = '''
@@ -154,7 +154,7 @@ def test_a_file_that_is_not_a_notebook_is_unreadable_with_a_reason(batch, name, 
 def test_honest_classmates_keep_full_marks_beside_a_disk_filler(batch):
     results = batch["results"]
     for name in ("h1_honest.ipynb", "classmate.ipynb"):
-        assert results[name]["total"] == results[name]["max"] == 12, results[name]
+        assert results[name]["total"] == results[name]["max"] == MAX, results[name]
     filler = results["filler.ipynb"]["checks"]
     full = {cid: c for cid, c in filler.items() if cid.startswith("rnea-full")}
     assert full and {c["status"] for c in full.values()} == {"disk-limit"}, filler
@@ -186,7 +186,7 @@ def test_a_judge_of_its_own_earns_nothing(batch):
     assert fake["total"] == 0 and fake["withheld"] == 0
     assert set(_statuses(fake)) == {"unverified"}, _statuses(fake)
     assert all("the grader's run of this check never ran" in c["message"] for c in fake["checks"].values())
-    assert batch["results"]["classmate.ipynb"]["total"] == 12
+    assert batch["results"]["classmate.ipynb"]["total"] == MAX
 
 
 def test_two_submissions_two_feedback_files(batch):
@@ -297,7 +297,7 @@ def _honest_seconds(tmp_path, neighbour):
     proc = subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads((out / "results.json").read_text())
-    assert all(results[f"b_honest{k}.ipynb"]["total"] == 12 for k in range(3))
+    assert all(results[f"b_honest{k}.ipynb"]["total"] == MAX for k in range(3))
     return max(results[f"b_honest{k}.ipynb"]["seconds"] for k in range(3)), results["a_neighbour.ipynb"]
 
 

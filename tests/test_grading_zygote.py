@@ -12,6 +12,8 @@ import pytest
 from lessonlib.grading.processes import clean_env
 from lessonlib.grading.zygotes import Zygote, judge_command, nbval_command
 
+from grading_common import MAX
+
 PROBE = '''
 import os
 
@@ -91,7 +93,7 @@ def test_a_grading_run_without_zygotes_still_works_like_with_them():
     reference = load_reference(solution)
     start = time.monotonic()
     result = grader.grade_submission(reference, str(solution), grader.Options(zygotes=False, cell_timeout=120))
-    assert result.total == result.max == 12, {c.check: c.message for c in result.checks.values()}
+    assert result.total == result.max == MAX, {c.check: c.message for c in result.checks.values()}
     assert time.monotonic() - start < 900
 
 
@@ -166,7 +168,7 @@ def test_a_forked_kernel_grades_like_a_fresh_one_and_what_it_left_behind_dies_wi
     from lessonlib.grading import grader
     reference, options, shared = batch
     result = grader.grade_submission(reference, _solution_with(tmp_path, ESCAPE), options, shared=shared)
-    assert result.total == result.max == 12, {c.check: c.message for c in result.checks.values()}
+    assert result.total == result.max == MAX, {c.check: c.message for c in result.checks.values()}
     assert [r.forked for r in relays] == [1]                       # the kernel came from the zygote
     assert relays[0].kernels[0].returncode is not None
     for _ in range(50):                                            # the keeper kills it as the kernel ends
@@ -202,7 +204,7 @@ def test_without_its_kernel_zygote_a_run_starts_a_fresh_kernel(batch, relays, tm
         result = grader.grade_submission(reference, str(SOLUTION), options, shared=shared)
     finally:
         shared.close()
-    assert result.total == result.max == 12, {c.check: c.message for c in result.checks.values()}
+    assert result.total == result.max == MAX, {c.check: c.message for c in result.checks.values()}
     assert [r.forked for r in relays] == [0]
 
 

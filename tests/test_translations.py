@@ -120,3 +120,24 @@ def test_make_lab_and_slides_follow_lang(lang, folder, slides):
     out = subprocess.run(["make", "-n", "lab", "slides", f"LANG={lang}"], cwd=tr.REPO, capture_output=True,
                          text=True, check=True).stdout
     assert f"--notebook-dir={folder} " in out and f"tools.slides --lang {slides}" in out
+
+
+@pytest.mark.parametrize("metadata", [{"lessonlib": {"language": "zh "}}, {"lessonlib": {"language": ["zh"]}},
+                                      {"lessonlib": "zh"}, {"lessonlib": {"language": "../../zh"}}, [], "zh", None,
+                                      {"lessonlib": {"language": "zh" * 10**5}}])
+def test_a_forged_language_mark_gets_english_feedback_and_harms_nobody(metadata, tmp_path):
+    """Only the exact mark ``"zh"`` selects Chinese; anything else a student writes into the notebook's metadata is
+    English feedback — never an error, never a file name or another student's language."""
+    from lessonlib.grading.notebook import submission_language
+    from lessonlib.grading.report import reports, results
+    assert submission_language({"cells": [], "metadata": metadata}) == "en"
+    forged, classmate = results.SubmissionResult("forged.ipynb", "x"), results.SubmissionResult("zh.ipynb", "y")
+    forged.language = repr(metadata)[:100]                # even a result carrying the raw value
+    classmate.language = submission_language({"metadata": {"lessonlib": {"language": "zh"}}})
+    for r in (forged, classmate):
+        r.checks = {"c": results.CheckResult("c", 0, 1, "not-attempted")}
+    paths = reports.write_feedback([forged, classmate], tmp_path)
+    texts = {p.rsplit("/", 1)[-1]: open(p, encoding="utf-8").read() for p in paths}
+    assert texts["forged.md"].startswith("# Feedback: forged.ipynb") and "still the exercise's stub" in texts["forged.md"]
+    assert texts["zh.md"].startswith("# 反馈：zh.ipynb") and sorted(p.name for p in tmp_path.iterdir()) == ["forged.md",
+                                                                                                        "zh.md"]

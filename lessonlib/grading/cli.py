@@ -9,11 +9,18 @@ Student (a preview, not a grade)::
 
     lessonlib-grade --self exercises/05_rnea.ipynb
 
+An instructor's own exercises (checker modules in a folder of theirs, see ``lessonlib-author``)::
+
+    lessonlib-grade --checkers mycourse/checks --reference mycourse/solutions/13_pendulum.ipynb submissions/
+    lessonlib-grade --checkers mycourse/checks --reference mycourse/solutions/13_pendulum.ipynb \\
+                    --export gradescope gradescope-13      # a Gradescope autograder: gradescope-13.zip
+
 ``--self`` grades the notebook exactly as the instructor's grader would (judge, clean kernel,
 fresh inputs) against the matching solution notebook if one is found (``solutions/<same name>``
-next to or above the notebook, or ``--solutions DIR``); otherwise against the check cells of the
-exercise's checker module, regenerated from the package (the notebook's own check cells are never
-trusted, so editing them changes nothing). It writes nothing unless asked.
+next to or above the notebook, or ``--solutions DIR``; a solution notebook is checked against itself);
+otherwise against the check cells of the exercise's checker module, regenerated from wherever the module
+comes from (the course, an installed package, ``--checkers``): the notebook's own check cells are never
+trusted, so editing them changes nothing. It writes nothing unless asked.
 
 Exit status: 0 when grading ran, whatever the scores; 2 for usage errors (bad arguments, no or
 unusable reference, no submissions); 130 when interrupted (Ctrl-C: every submission still gets a row,
@@ -33,6 +40,7 @@ import nbformat
 
 from . import grader
 from .checks.checker import exercise_for_notebook, load_exercise
+from .checks.registry import source_of, use_checkers
 from .report import classreport, gradebook, reports
 from .report.records import Records, records_dir
 from .notebook import (CHECK_TAG, ReferenceNotebookError, _lessonlib_meta, _tags, load_reference,
@@ -47,6 +55,10 @@ def _parser():
     p.add_argument("--reference", metavar="SOLUTION.ipynb", help="the instructor's solution notebook")
     p.add_argument("--self", dest="self_nb", metavar="NOTEBOOK", help="preview the grade of your own notebook")
     p.add_argument("--solutions", metavar="DIR", help="(--self) where the solution notebooks are")
+    p.add_argument("--checkers", metavar="DIR", action="append", default=[],
+                   help="a folder of your own exercise modules (checks), besides the course's and those of installed "
+                        "packages (entry point lessonlib.exercises); repeat for several; a dask run ships them to "
+                        "the workers")
     p.add_argument("--out", metavar="CSV", help="long format: one row per submission and check")
     p.add_argument("--gradebook", metavar="CSV", help="one row per submission: student_id, submission, total, max, "
                    "a column per check, needs_review (for a spreadsheet or an LMS import)")
@@ -67,12 +79,16 @@ def _parser():
     p.add_argument("--no-resume", action="store_true",
                    help="grade everything again (by default a submission graded by an earlier run with the same "
                         "outputs, unchanged since, is not graded again: see OUTPUT.records/)")
+    p.add_argument("--export", nargs=2, metavar=("PLATFORM", "DIR"),
+                   help="write an autograder bundle instead of grading: 'gradescope DIR' writes DIR/ and DIR.zip "
+                        "(setup.sh, run_autograder, results.json per check) for --reference and --checkers")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     return p
 
 
 def find_solution(notebook, solutions=None):
-    """The solution notebook matching ``notebook`` by file name, or None."""
+    """The solution notebook matching ``notebook`` by file name, or None; ``notebook`` itself when it is
+    one (it lies in a ``solutions`` folder, or in ``--solutions DIR``)."""
     name = Path(notebook).name
     if solutions:
         candidate = Path(solutions) / name
@@ -80,7 +96,7 @@ def find_solution(notebook, solutions=None):
     here = Path(notebook).resolve().parent
     for d in [here, *here.parents]:
         candidate = d / "solutions" / name
-        if candidate.is_file() and candidate.resolve() != Path(notebook).resolve():
+        if candidate.is_file():
             return candidate
     return None
 
@@ -117,7 +133,8 @@ def reference_from_checker(notebook_path):
     ref.cells = cells
     ref.metadata = {**nb.metadata, "lessonlib": {"exercise": exercise.name}}
     reference = reference_from_nb(ref, os.fspath(notebook_path))
-    reference.note = f"checked against the checker module lessonlib.grading.checks.exercises.{exercise.name} (no solution found)"
+    source = source_of(exercise.name).label
+    reference.note = f"checked against the checker module of exercise {exercise.name!r} in {source} (no solution notebook found)"
     return reference
 
 
@@ -134,16 +151,24 @@ def _self_preview(args):
     if not os.path.isfile(path):
         return _usage(f"--self: no such notebook: {path}")
     solution = find_solution(path, args.solutions)
+    if solution and Path(solution).resolve() == Path(path).resolve():
+        try:
+            load_reference(solution)                      # a solution notebook: its verdicts are stored
+        except (ReferenceNotebookError, SubmissionError):
+            solution = None                               # a student's notebook kept in a solutions/ folder
     try:
         reference = load_reference(solution) if solution else reference_from_checker(path)
     except (ReferenceNotebookError, SubmissionError) as exc:
         return _usage(str(exc))
-    if solution:
+    if solution and Path(solution).resolve() == Path(path).resolve():
+        reference.note = (f"{solution} is a solution notebook: checked against itself (its check cells' stored "
+                          "verdicts), as a student's copy of it would be")
+    elif solution:
         reference.note = f"checked against {solution}"
     options = _options(args)
     try:
         shared = grader.prepare(reference, options, denied=[path])
-    except RuntimeError as exc:
+    except (RuntimeError, ValueError) as exc:
         return _usage(str(exc))
     try:
         result = grader.grade_submission(reference, path, options, shared=shared)
@@ -157,7 +182,8 @@ def _self_preview(args):
 
 def _options(args):
     return grader.Options(cell_timeout=args.cell_timeout, timeout=args.timeout, keep=args.keep,
-                          confinement=args.confinement)
+                          confinement=args.confinement,
+                          checkers=tuple(os.fspath(Path(d).resolve()) for d in args.checkers))
 
 
 def _usage(message):
@@ -180,10 +206,32 @@ def _write(args, results, preview=False, wall_seconds=None):
         reports.write_feedback(results, args.feedback, title="Preview" if preview else "Feedback")
 
 
+def _export(args):
+    platform, out = args.export
+    if platform != "gradescope":
+        return _usage(f"--export: expected the platform 'gradescope', got {platform!r}")
+    if not args.reference or args.submissions or args.self_nb:
+        return _usage("--export gradescope DIR takes --reference SOLUTION.ipynb (and --checkers), no submissions")
+    from .export import export_gradescope                  # noqa: PLC0415
+    try:
+        bundle = export_gradescope(args.reference, out, checkers=args.checkers, confinement=args.confinement,
+                                   timeout=args.timeout, cell_timeout=args.cell_timeout)
+    except (ValueError, RuntimeError) as exc:
+        return _usage(str(exc))
+    print(f"lessonlib-grade: wrote {out}/ and {bundle}: upload {bundle} to Gradescope as the autograder")
+    return 0
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0 or args.cell_timeout <= 0:
         return _usage("-j, --timeout and --cell-timeout must be positive")
+    try:
+        use_checkers(args.checkers)
+    except ValueError as exc:
+        return _usage(str(exc))
+    if args.export:
+        return _export(args)
     if args.self_nb:
         if args.reference or args.submissions:
             return _usage("--self takes one notebook and no --reference")

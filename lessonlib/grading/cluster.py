@@ -3,7 +3,9 @@
 The grader ships the **bytes** of the reference and of each submission (never a path: workers need
 not share a filesystem with it); a worker writes them to a private temporary directory and runs the
 same pipeline as a local run — judge, nbval, the kernel inside its Landlock walls — then returns
-the result as plain data. Results stream back as tasks finish, into the same outputs and the same
+the result as plain data. An instructor's folders of checker modules (``--checkers``) are shipped the
+same way, as the bytes of their ``.py`` files; checkers from an installed package (the
+``lessonlib.exercises`` entry point) must be installed on every worker, like lessonlib itself. Results stream back as tasks finish, into the same outputs and the same
 resumable record as a local run. A worker that dies mid-task loses nothing: the scheduler hands the
 task to another worker (dask's ``allowed-failures``); a task that still fails gets a
 ``grader-error`` row, so the batch never loses one.
@@ -34,7 +36,46 @@ from .report.results import SubmissionResult, all_checks
 #: Times the scheduler may retry a task that raised (a worker's death is handled by the scheduler).
 RETRIES = 2
 
-_WORKER = {"lock": threading.Lock(), "shared": {}}
+_WORKER = {"lock": threading.Lock(), "shared": {}, "checkers": {}}
+#: What :func:`pack_checkers` ships of an instructor's folder: Python sources only, at most this many bytes.
+CHECKERS_LIMIT = 16 << 20
+
+
+def pack_checkers(folders):
+    """The instructor's folders of checker modules (``--checkers``) as plain data for a worker:
+    ``((folder name, ((relative path, bytes), ...)), ...)`` — ``.py`` files only, no caches."""
+    packed, size = [], 0
+    for folder in map(Path, folders):
+        files = []
+        for path in sorted(folder.rglob("*.py")):
+            if "__pycache__" in path.parts or not path.is_file():
+                continue
+            data = path.read_bytes()
+            size += len(data)
+            if size > CHECKERS_LIMIT:
+                raise ValueError(f"checkers: {folder} holds more than {CHECKERS_LIMIT >> 20} MiB of Python sources")
+            files.append((path.relative_to(folder).as_posix(), data))
+        packed.append((folder.name, tuple(files)))
+    return tuple(packed)
+
+
+def _worker_checkers(packed):
+    """On a worker: the shipped folders written once each (by content) into private directories; their paths."""
+    paths = []
+    for name, files in packed:
+        key = hashlib.sha256(repr((name, files)).encode()).hexdigest()
+        with _WORKER["lock"]:
+            if key not in _WORKER["checkers"]:
+                root = Path(tempfile.mkdtemp(prefix="lessonlib-checkers-")) / (re.sub(r"[^A-Za-z0-9_]", "_", name) or "checkers")
+                for rel, data in files:
+                    target = (root / rel).resolve()
+                    if not target.is_relative_to(root.resolve()):
+                        raise ValueError(f"checkers: {rel!r} leaves its folder")
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
+                _WORKER["checkers"][key] = os.fspath(root)
+            paths.append(_WORKER["checkers"][key])
+    return tuple(paths)
 
 
 def _worker_shared(reference_bytes, reference_name, options):
@@ -53,10 +94,13 @@ def _worker_shared(reference_bytes, reference_name, options):
         return _WORKER["shared"][key]
 
 
-def grade_task(reference_bytes, reference_name, name, notebook_bytes, options):
-    """On a worker: grade one submission shipped as bytes; returns ``SubmissionResult.as_record()``."""
+def grade_task(reference_bytes, reference_name, name, notebook_bytes, options, checkers=()):
+    """On a worker: grade one submission shipped as bytes; returns ``SubmissionResult.as_record()``.
+
+    ``checkers``: the instructor's folders of checker modules as :func:`pack_checkers` made them (written
+    here once, then found like ``--checkers`` folders)."""
     from .grader import Options, grade_submission          # noqa: PLC0415
-    options = Options(**{**options, "python": sys.executable})
+    options = Options(**{**options, "python": sys.executable, "checkers": _worker_checkers(checkers)})
     reference, shared = _worker_shared(reference_bytes, reference_name, options)
     with tempfile.TemporaryDirectory(prefix="lessonlib-task-") as directory:
         path = Path(directory) / re.sub(r"[^A-Za-z0-9._#-]", "_", Path(name).name or "submission.ipynb")
@@ -85,14 +129,15 @@ class ClusterRuns:
 
     def __init__(self, reference, options, client):
         self.reference, self.client = reference, client
-        self.shipped = {k: v for k, v in asdict(options).items() if k != "python"}
+        self.shipped = {k: v for k, v in asdict(options).items() if k not in ("python", "checkers")}
+        self.checkers = pack_checkers(options.checkers)
         self.reference_bytes = Path(reference.path).read_bytes()
         self.submitted = []
 
     def start(self, name, path):
         data = read_regular(path)                          # SubmissionError: the driver writes the row
         future = self.client.submit(grade_task, self.reference_bytes, Path(self.reference.path).name, name, data,
-                                    self.shipped, key=f"lessonlib-grade-{hashlib.sha256(data).hexdigest()[:16]}-"
+                                    self.shipped, self.checkers, key=f"lessonlib-grade-{hashlib.sha256(data).hexdigest()[:16]}-"
                                                       f"{len(self.submitted)}", pure=False, retries=RETRIES)
         self.submitted.append(future)
         return future

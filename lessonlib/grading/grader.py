@@ -36,6 +36,7 @@ from pathlib import Path
 
 from . import copydetect, wording
 from .checks.checker import load_exercise
+from .checks.registry import checker_env, checker_locations, exercise_files, use_checkers
 from .kernel import confine, namespaces
 from .kernel.limits import LIMITS, THREADS_ENV
 from .kernel.limits import describe as limits_describe
@@ -58,7 +59,8 @@ class Options:
     signal scoping, and the kernel's own namespaces) or ``"none"`` (no walls; review only);
     ``zygotes``: fork each run's judge, nbval process and kernel from per-batch fork servers
     (:mod:`.zygotes`) instead of starting interpreters; ``limits``: the graded kernel's resource limits
-    (:data:`.kernel.limits.LIMITS`, overridable one by one)."""
+    (:data:`.kernel.limits.LIMITS`, overridable one by one); ``checkers``: folders of an instructor's
+    exercise modules (``--checkers DIR``: :mod:`.checks.registry`), absolute paths."""
 
     cell_timeout: float = 60.0
     timeout: float = 600.0
@@ -67,6 +69,7 @@ class Options:
     confinement: str = "auto"
     zygotes: bool = True
     limits: dict = field(default_factory=dict)
+    checkers: tuple = ()
 
     def resource_limits(self):
         return {**LIMITS, "cpu": max(LIMITS["cpu"], self.timeout), **self.limits}
@@ -181,12 +184,13 @@ def prepare(reference, options, *, denied=()):
     ``denied``: paths to cut out of the kernel's allowed trees besides the defaults (the reference,
     the submissions: they matter only if they lie inside an allowed tree).
     """
+    use_checkers(options.checkers)
     exercise = load_exercise(reference.exercise)
     targets = copydetect.library_functions(exercise.copy_targets)
     walls = walls_here(options)
     root = Path(tempfile.mkdtemp(prefix="lessonlib-batch-"))
     sandbox = build_library(root / "sandbox", exercise)
-    denied = [os.path.dirname(os.path.abspath(reference.path)), os.getcwd(), *denied]
+    denied = [os.path.dirname(os.path.abspath(reference.path)), os.getcwd(), *checker_locations(), *denied]
     policy = confinement_policy(sandbox, exercise=exercise, denied=denied, python=options.python)
     view = kernel_view(sandbox, exercise=exercise, denied=denied, python=options.python) \
         if not walls.namespaces else None
@@ -194,7 +198,8 @@ def prepare(reference, options, *, denied=()):
     if options.zygotes:
         command = zygote_command(sandbox, exercise, options.python, preload=imported_modules(reference.nb))
         zygotes = {"nbval": Zygote("nbval", nbval_command(options.python), env=clean_env(PYTHONDONTWRITEBYTECODE=1)),
-                   "judge": Zygote("judge", judge_command(options.python, exercise.name), env=clean_env()),
+                   "judge": Zygote("judge", judge_command(options.python, exercise.name),
+                                   env=clean_env(**checker_env())),
                    "kernel": Zygote("kernel", command, cwd=sandbox,
                                     env=clean_env(PYTHONDONTWRITEBYTECODE=1, **THREADS_ENV))}
     return Shared(exercise, targets, root, sandbox, policy, view, walls, denied, zygotes=zygotes)
@@ -339,20 +344,13 @@ def grader_key():
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def checker_files(exercise):
-    """The files an exercise's checks are made of: its module (or package) and the exercises' shared modules."""
-    folder = _HERE / "checks" / "exercises"
-    own = folder / exercise
-    files = sorted(own.rglob("*.py")) if own.is_dir() else [own.with_suffix(".py")]
-    return files + sorted(p for p in folder.glob("*.py") if p.stem.startswith("_"))
-
-
 def reference_key(reference, options):
     """What every record of a batch shares: the reference, its checker module, the grader, the options,
     the lessonlib version (a change to any of them judges anew)."""
     from .. import __version__                           # noqa: PLC0415
     opts = {k: getattr(options, k, None) for k in KEYED_OPTIONS}
-    checker = [f"{p.relative_to(_HERE).as_posix()}:{file_hash(p)}" for p in checker_files(reference.exercise)]
+    source, files = exercise_files(reference.exercise)
+    checker = [source] + [f"{name}:{file_hash(p)}" for name, p in files]
     key = [file_hash(reference.path), checker, grader_key(), opts, __version__]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 

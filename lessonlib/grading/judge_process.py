@@ -17,6 +17,7 @@ import socket
 import subprocess
 import threading
 
+from .checks.registry import checker_env
 from .processes import clean_env, kill_tree
 
 #: Judge records the grader keeps (anything else on the judge's stdout is ignored).
@@ -45,7 +46,7 @@ class JudgeProcess:
                 config.update(fd=server.fileno(), window=ours)
                 self.proc = subprocess.Popen(
                     [options.python, "-I", "-m", "lessonlib.grading.checks.judge"], stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=log, cwd=log_dir, env=clean_env(), start_new_session=True,
+                    stdout=subprocess.PIPE, stderr=log, cwd=log_dir, env=clean_env(**checker_env()), start_new_session=True,
                     pass_fds=(server.fileno(), ours))
         finally:
             server.close()                                # the judge holds its own copies
@@ -63,7 +64,7 @@ class JudgeProcess:
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         try:
-            proc = zygote.spawn([], env=clean_env(), cwd=log_dir,
+            proc = zygote.spawn([], env=clean_env(**checker_env()), cwd=log_dir,
                                 fds={0: stdin_r, 1: stdout_w, 2: log.fileno(), 3: server.fileno(), 4: window})
         except OSError:
             os.close(stdin_w)

@@ -43,6 +43,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .checks.registry import checker_packages
 from .kernel.limits import LIMITS, OUTPUT_LIMIT, THREADS_ENV
 from .notebook import KERNEL_NAME
 
@@ -187,10 +188,11 @@ def denied_paths(exercise=None, extra=()):
 
     The real ``lessonlib`` (and, for a source checkout, its project root), every entry of a
     site-packages directory that belongs to a :data:`DENIED_PACKAGES` package (or the exercise's
-    ``denied``) or to the editable-install finder, and ``extra`` (the reference, the submissions,
+    ``denied``, or a package that declares exercises: :func:`.checks.registry.checker_packages`) or to
+    the editable-install finder, and ``extra`` (the reference, the submissions,
     the grader's working directory).
     """
-    names = set(DENIED_PACKAGES) | set(getattr(exercise, "denied", ()) or ()) | {"lessonlib"}
+    names = set(DENIED_PACKAGES) | set(getattr(exercise, "denied", ()) or ()) | {"lessonlib"} | set(checker_packages())
     package = _package_dir()
     out = [os.fspath(package)]
     if not any(_beneath(os.fspath(package), os.path.realpath(d)) for d in _site_candidates()):
@@ -322,7 +324,8 @@ def boot_script(sandbox):
 def batch_config(sandbox, exercise):
     """What every kernel of a batch shares: its library path, site-packages, denied packages, output cap."""
     return {"lib": str(Path(sandbox) / "lib"), "site": site_dirs(),
-            "denied": list(DENIED_PACKAGES) + list(exercise.denied), "denied_prefixes": list(DENIED_PREFIXES),
+            "denied": list(DENIED_PACKAGES) + list(exercise.denied) + [p for p in checker_packages() if p != "lessonlib"],
+            "denied_prefixes": list(DENIED_PREFIXES),
             "output_limit": OUTPUT_LIMIT}
 
 

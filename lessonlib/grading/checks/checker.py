@@ -59,9 +59,6 @@ False
 from __future__ import annotations
 
 import contextlib
-import importlib
-import os
-import pkgutil
 import re
 from dataclasses import dataclass, field
 
@@ -73,6 +70,7 @@ from ..kernel import protocol
 from ..kernel.errors import CheckFailed, StudentError
 from ..kernel.protocol import ProtocolError
 from . import display
+from .registry import exercise_module, exercise_names, mentions as _likely_modules
 
 #: Statuses a check verdict can have (the grader adds its own: see ``verdict.STATUSES``).
 PASSED, FAILED, USED_LIBRARY, CHECKER_ERROR = "passed", "failed", "used-library", "checker-error"
@@ -552,25 +550,14 @@ def run_check(check, functions, *, seed, student):
     return Verdict(check.id, True, PASSED, line=check.line)
 
 
-# --- the registry of exercise modules ---------------------------------------------------------
-
-_MODULE = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-def exercise_names():
-    """Names of the exercise modules shipped in :mod:`lessonlib.grading.checks.exercises`."""
-    from . import exercises                               # noqa: PLC0415
-    return sorted(m.name for m in pkgutil.iter_modules(exercises.__path__) if _MODULE.match(m.name))
-
+# --- the registry of exercise modules: every source, the course's own included (see .registry) ---------
 
 def load_exercise(name):
-    """The :class:`Exercise` of the module ``lessonlib.grading.checks.exercises.<name>`` (a known name only)."""
-    if name not in exercise_names():
-        raise ValueError(f"exercise: no checker module called {name!r}; known: {exercise_names()}")
-    module = importlib.import_module(f"{__package__}.exercises.{name}")
+    """The :class:`Exercise` of the exercise module ``name``, from whichever source defines it (:mod:`.registry`)."""
+    source, module = exercise_module(name)
     exercise = getattr(module, "EXERCISE", None)
     if not isinstance(exercise, Exercise):
-        raise ValueError(f"exercise: module {name!r} defines no EXERCISE = Exercise(...)")
+        raise ValueError(f"exercise: module {name!r} ({source.label}) defines no EXERCISE = Exercise(...)")
     return exercise
 
 
@@ -586,23 +573,6 @@ def _loadable():
 def exercise_for_notebook(filename):
     """The exercise whose notebook file name is ``filename`` (``05_rnea.ipynb``), or None."""
     return next((ex for ex, _ in _loadable() if ex is not None and ex.notebook == filename), None)
-
-
-def _likely_modules(check_id):
-    """Exercise modules whose source mentions ``check_id`` (so a preview imports one module, not all)."""
-    from . import exercises                               # noqa: PLC0415
-    found = []
-    for name in exercise_names():
-        for directory in exercises.__path__:
-            path = os.path.join(directory, f"{name}.py")
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    text = fh.read()
-            except OSError:
-                continue
-            if f'"{check_id}"' in text or f"'{check_id}'" in text:
-                found.append(name)
-    return found
 
 
 def find_check(check_id):
@@ -625,5 +595,6 @@ def find_exercise(check_id):
             return exercise
         if error:
             errors.append(error)
-    raise CheckFailed(f"unknown check {check_id!r}: is lessonlib up to date?"
+    raise CheckFailed(f"unknown check {check_id!r}: is lessonlib up to date, and are your instructor's checkers "
+                      "installed (or named in LESSONLIB_CHECKERS) if the exercise is not the course's own?"
                       + "".join(f"\n  (could not load {e})" for e in errors))

@@ -23,7 +23,7 @@ from lessonlib.grading.report.reports import CSV_COLUMNS
 from grading_common import CHECK_IDS, LINES, LWP, MAX, PY, ROOT, SOLUTION, SOLVED, make_submission
 
 
-# --- graded runs: one batch of 22 submissions (hostile and normal), -j 2 -----------------------------------
+# --- graded runs: one batch of 23 submissions (hostile and normal), -j 2 -----------------------------------
 
 WRONG = {"answer-static": "def static_torques(L1, L2, m1, m2, g, tip_mass=0.0):\n    return np.zeros(2)\n",
          "answer-outward": "def outward_pass(X, S, qd, qdd, a0):\n    return np.zeros((len(qd), 6)), np.zeros((len(qd), 6))\n",
@@ -186,13 +186,14 @@ def _submissions(d):
         "patch_checker": dict(answers={**WRONG, "answer-student-id": first + _forge("checker")}),
         "read_reference": dict(answers={**WRONG, "answer-student-id": first + _read_reference()}),
         "library_use": dict(answers=LIBRARY_USE),
+        "import_library": dict(answers={"answer-rnea": "from lessonlib.dynamics import rnea\n"}),
         "paste_library": dict(answers={**s, "answer-rnea": _pasted_library()}),
         "reordered_checks": dict(answers={"answer-static": SOLVED["answer-static"]}, mutate=_move_checks_first),
         "deleted_checks": dict(answers=ab, mutate=_delete_checks),
         "edited_checks": dict(mutate=_edit_checks),
     }
     for name, spec in subs.items():
-        answers = {k: (HOSTILE_PRELUDE + v if name not in ("solution", "partial") else v)
+        answers = {k: (HOSTILE_PRELUDE + v if name not in ("solution", "partial", "import_library") else v)
                    for k, v in spec.get("answers", {}).items()}
         make_submission(d / f"{name}.ipynb", answers, student=name, mutate=spec.get("mutate"))
     (d / "malformed.ipynb").write_text('{"cells": [{"cell_type": "code", "source": "x = 1"')
@@ -213,7 +214,7 @@ def _finish(proc, timeout=600):
 def runs(tmp_path_factory):
     """Every graded run of this module, started together so their waits overlap.
 
-    The batch (22 submissions, -j 2) through the CLI; nbval on the solution in the current
+    The batch (23 submissions, -j 2) through the CLI; nbval on the solution in the current
     environment; a per-notebook timeout; ``--self``; the pytest plugin on one submission.
     """
     d = tmp_path_factory.mktemp("submissions")
@@ -260,11 +261,11 @@ def _statuses(batch, name):
 @pytest.mark.slow
 def test_batch_ran_and_wrote_a_row_per_submission_and_check(batch):
     assert batch["proc"].returncode == 0, batch["proc"].stderr[-3000:]
-    assert len(batch["names"]) == 22 and sorted(batch["results"]) == batch["names"]
+    assert len(batch["names"]) == 23 and sorted(batch["results"]) == batch["names"]
     with open(batch["out"] / "grades.csv", newline="") as fh:
         rows = list(csv.reader(fh))
     assert tuple(rows[0]) == CSV_COLUMNS
-    assert len(rows) - 1 == 22 * len(CHECK_IDS)
+    assert len(rows) - 1 == len(batch["names"]) * len(CHECK_IDS)
     assert {(r[0], r[1]) for r in rows[1:]} == {(n, c) for n in batch["names"] for c in CHECK_IDS}
     feedback = sorted(p.name for p in (batch["out"] / "feedback").glob("*.md"))
     assert feedback == sorted(n.replace(".ipynb", ".md") for n in batch["names"])
@@ -410,6 +411,17 @@ def test_calling_the_library_earns_nothing(batch):
     assert {st[c] for c in CHECK_IDS if c not in LWP} == {"used-library"}, r
     assert {st[c] for c in LWP} == {"not-attempted"}
     assert "not available while grading" in r["checks"]["rnea-full-ur5"]["message"]
+
+
+@pytest.mark.slow
+def test_an_answer_cell_that_only_imports_the_library_is_used_library_not_a_stub(batch):
+    """``from lessonlib.dynamics import rnea`` as the whole answer: an attempt (the import is not in the blank), and
+    the stand-in says so; the cells left blank stay not-attempted."""
+    st = _statuses(batch, "import_library.ipynb")
+    full = [c for c in CHECK_IDS if c.startswith("rnea-full")]
+    assert full and {st[c] for c in full} == {"used-library"}
+    assert {st[c] for c in CHECK_IDS if c not in full} == {"not-attempted"}
+    assert batch["results"]["import_library.ipynb"]["total"] == 0
 
 
 @pytest.mark.slow

@@ -142,3 +142,29 @@ def test_the_cluster_path_builds_nothing_here_and_ships_no_device(cluster, tmp_p
     assert [r.total for r in results] == [12, 0, 0]
     assert {c.status for r in results[1:] for c in r.checks.values()} == {"unreadable"}
     assert "symbolic link" in next(iter(results[2].checks.values())).message
+
+
+def test_an_instructors_checkers_folder_is_shipped_to_the_workers(cluster, tmp_path):
+    """``--checkers DIR`` with ``--scheduler``: the workers (which never saw the folder) get its sources as bytes and
+    grade an outside exercise like a local run: the solution full marks, the blank 0; the folder is unchanged."""
+    root = tmp_path / "mycourse"
+    bin_dir = pathlib.Path(PY).parent
+    env = {k: v for k, v in os.environ.items() if k != "LESSONLIB_CHECKERS"}
+    made = subprocess.run([bin_dir / "lessonlib-author", "new", "spring15", "--root", root], capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    exercise, solution = root / "exercises" / "15_spring.ipynb", root / "solutions" / "15_spring.ipynb"
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(filled(exercise, {"answer-torque": answers_of(solution)["answer-torque"]}, student_id="s1"),
+                   str(subs / "solved.ipynb"))
+    nbformat.write(filled(exercise, {}, student_id="s2"), str(subs / "blank.ipynb"))
+    module = (root / "checks" / "spring15.py").read_bytes()
+    done = subprocess.run([PY, "-m", "lessonlib.grading.cli", "--checkers", root / "checks", "--reference", solution,
+                           subs, "--scheduler", cluster["address"], "--json", tmp_path / "r.json", "-q"],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert {n: (r["total"], r["max"]) for n, r in results.items()} == {"solved.ipynb": (1, 1), "blank.ipynb": (0, 1)}
+    assert all(any(note.startswith("graded on ") for note in r["notes"]) for r in results.values())
+    assert (root / "checks" / "spring15.py").read_bytes() == module

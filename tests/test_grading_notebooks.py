@@ -33,7 +33,7 @@ def test_the_sync_rule_can_fail():
     ex, sol = nbformat.read(str(EXERCISE), as_version=4), nbformat.read(str(SOLUTION), as_version=4)
     leaked = copy.deepcopy(ex)
     next(c for c in leaked.cells if c.get("id") == "answer-rnea").source = SOLVED["answer-rnea"]
-    assert any("not a stub" in e for e in authoring.sync_errors(leaked, sol))
+    assert any("answer cell is not the blank of the solution" in e for e in authoring.sync_errors(leaked, sol))
     edited = copy.deepcopy(ex)
     next(c for c in edited.cells if c.get("id") == "check-rnea-static").metadata["lessonlib"]["points"] = 5
     assert authoring.sync_errors(edited, sol)

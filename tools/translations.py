@@ -16,7 +16,9 @@ brings each catalogue in step with its English notebook, the way ``msgmerge`` do
 * a new Markdown cell gets an entry with an empty ``msgstr`` (untranslated);
 * a cell whose English text changed keeps its old translation, marked ``fuzzy`` (stale), with the old
   English as ``#| msgid`` (``previous_msgid``) so a translator sees what changed;
-* an entry whose cell is gone becomes obsolete (``#~``).
+* an entry whose cell is gone becomes obsolete (``#~``);
+* a change confined to the points column of an exercise's table of parts (what ``lessonlib-author sync``
+  does after a change of points) is carried into the translation's table, which stays current.
 
 ``python -m tools.translations build [NOTEBOOK ...]`` writes the Chinese notebooks. A Markdown cell whose
 translation is missing or stale keeps its English text there, and ``check`` (and ``tests/test_translations.py``)
@@ -46,6 +48,8 @@ import sys
 from pathlib import Path
 
 import polib
+
+from lessonlib.grading.checks.authoring import table_of_parts, with_points
 
 REPO = Path(__file__).resolve().parents[1]
 LANG = "zh"
@@ -144,6 +148,9 @@ def updated_catalogue(english_nb, po, name="notebook"):
         entry = old.pop(cell_id, None)
         if entry is None:
             entry = polib.POEntry(msgctxt=cell_id, msgid=text, msgstr="")
+        elif entry.msgid != text and _points_only(entry, text):
+            entry.msgstr = with_points(entry.msgstr, table_of_parts(text)[1], header=None)
+            entry.msgid = text
         elif entry.msgid != text:
             if entry.msgstr:
                 if "fuzzy" not in entry.flags:
@@ -155,6 +162,15 @@ def updated_catalogue(english_nb, po, name="notebook"):
         entry.obsolete = True
         new.append(entry)
     return new
+
+
+def _points_only(entry, text):
+    """The English changed only in its table of parts' points column (``lessonlib-author sync`` after a change of
+    points), and the translation has a table of as many rows: the new points carry over, no translator needed."""
+    rows, points = table_of_parts(text)
+    if not rows or len(table_of_parts(entry.msgstr, None)[0]) != len(rows) or len(table_of_parts(entry.msgid)[0]) != len(rows):
+        return False
+    return with_points(entry.msgid, points) == text and not entry.fuzzy
 
 
 def glossary_terms(text=None):

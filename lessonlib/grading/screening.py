@@ -168,14 +168,23 @@ def review_reasons(answers, roots):
     return reasons
 
 
+def _blank(solution, stub_source):
+    """The exercise's version of a reference answer cell (None if it cannot be made)."""
+    try:
+        return stub_source(solution)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def untouched(answers, reference_answers, roots):
     """The answer cells that define the functions ``roots`` in the reference and are still stubs here.
 
     Returns their keys when **every** such cell is a stub (or empty) in ``answers``, else ``[]``: a
     check whose cells are all untouched was not attempted.
     """
-    from .checks.authoring import is_stub             # noqa: PLC0415 (authoring imports the checkers)
+    from .checks.authoring import is_stub, stub_source  # noqa: PLC0415 (authoring imports the checkers)
     homes = {defs_key for name, (defs_key, _) in top_level_defs(reference_answers).items() if name in roots}
-    if not homes or not all(is_stub(answers.get(k, "")) for k in homes):
+    if not homes or not all(is_stub(answers.get(k, ""), _blank(reference_answers.get(k, ""), stub_source))
+                            for k in homes):
         return []
     return sorted(homes)

@@ -343,6 +343,7 @@ def check_results(reference, exercise, submission, copies, run, *, enforced, lim
     files = cell_file_names((submission.answers.get(k, ""), t) for k, t in titles.items())
     defs = top_level_defs(submission.answers)
     reference_answers = reference.answer_sources()
+    homes = top_level_defs(reference_answers)                 # where each function belongs (if the answer has no def)
     context = Context(tuple(run.roles), titles, run.cell_timeout, run.timeout, limits)
     out = {}
     for c in reference.checks:
@@ -350,7 +351,7 @@ def check_results(reference, exercise, submission, copies, run, *, enforced, lim
         graded = check.answers if check else ()                      # what it grades (and what they call)
         named = check.functions if check else ()                     # what its cell names (answers and helpers)
         hits = copied_reach(submission.answers, copies, graded)
-        keys = sorted({defs[f][0] for f in named if f in defs})
+        keys = sorted({defs[f][0] if f in defs else homes[f][0] for f in named if f in defs or f in homes})
         attempts = _relevant(run.attempts, c.id)
         stubs = untouched(submission.answers, reference_answers, graded)
         if enforced:

@@ -135,7 +135,8 @@ class SubmissionResult:
                                "message": c.message, "nbval": c.nbval, "judge": c.judge, "withheld": c.withheld}
                            for k, c in self.checks.items()},
                 "withheld": sum(c.withheld for c in self.checks.values()), "protection": self.protection,
-                "flags": self.flags, "notes": self.notes, "error": self.error, "seconds": round(self.seconds, 2)}
+                "flags": self.flags, "notes": self.notes, "error": self.error, "seconds": round(self.seconds, 2),
+                "language": self.language}
 
     def as_record(self):
         """Everything, for the resumable record (:func:`from_record` reads it back)."""

@@ -16,11 +16,14 @@ The package is laid out by the process each part runs in:
 * :mod:`.kernel` — inside the graded kernel (the student's process): the client, its wire protocol,
   the bootstrap and its walls. Copied into the sandbox as a whole; imports nothing else of lessonlib.
 * :mod:`.runner` — inside a graded run's nbval process: the guard plugin and the kernel provisioner.
-* :mod:`.checks` — the judge's side: the checker framework, one module per exercise, the judge, the
-  preview, the authoring tools. Never seen by a graded kernel.
-* :mod:`.report` — what a batch writes: results, gradebook, class report, resumable records.
+* :mod:`.checks` — the judge's side: the checker framework, the registry of exercise sources (the
+  course's and an instructor's), one module per exercise, the judge, the preview, the authoring tools.
+  Never seen by a graded kernel.
+* :mod:`.report` — what a batch writes: results, gradebook, class report, resumable records, Gradescope's
+  results.json.
 * the modules here — the grader's own process: read → screen → run → verdict → report
-  (:mod:`.grader`, driven by :mod:`.cli`).
+  (:mod:`.grader`, driven by :mod:`.cli`), and the instructor's other commands: :mod:`.author`
+  (``lessonlib-author``: writing exercises) and :mod:`.export` (a Gradescope autograder bundle).
 
 This module is the check cells' front door and ships to the graded kernel with :mod:`.kernel`.
 """

@@ -153,6 +153,14 @@ def test_every_command_has_help():
     assert author.main(["new", "Bad-Name"]) == 2
 
 
+def test_new_makes_a_checkers_folder_that_does_not_exist_yet(tmp_path):
+    """``--checkers DIR`` of ``new`` is where the module goes: a folder that ``new`` creates, not one it must find."""
+    assert author.main(["new", "spring16", "--root", str(tmp_path / "c"), "--checkers", str(tmp_path / "mine"),
+                        "--no-execute"]) == 0
+    assert (tmp_path / "mine" / "spring16.py").is_file()
+    assert (tmp_path / "c" / "exercises" / "16_spring.ipynb").is_file()
+
+
 # --- the promise: change a course exercise's points, sync, and the tests stay green --------------------------------
 
 def _copy_of_the_project(target):

@@ -81,7 +81,8 @@ def _parser():
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
-        use_checkers([args.checkers] if isinstance(args.checkers, str) else args.checkers or [])
+        if args.command != "new":                         # new makes its folder first (cmd_new)
+            use_checkers(args.checkers)
         return {"new": cmd_new, "sync": cmd_sync, "check": cmd_check, "blank": cmd_blank}[args.command](args)
     except (ValueError, OSError) as exc:
         print(f"lessonlib-author: error: {exc}", file=sys.stderr)

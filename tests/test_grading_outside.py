@@ -5,7 +5,8 @@ with ``lessonlib-grade --checkers DIR``. The batch holds an honest submission, a
 cheats the hostile suite tries on the course's exercises, aimed at what is new here — the
 instructor's checker module (read by its absolute path, imported by the private name the grader
 gives the folder, or through the registry), the solution beside it — and at the judge (a patched
-``check`` that prints the verdict line, a call of the judge from an answer cell). Every cheat earns 0,
+``check`` that prints the verdict line, a call of the judge from an answer cell, a checker folder of the
+student's own named in the kernel's environment). Every cheat earns 0,
 the honest work full marks, and the instructor's files are byte for byte what they were.
 """
 from __future__ import annotations
@@ -77,6 +78,18 @@ def pendulum_torque(q, qdd, m, l):
 import lessonlib.grading as _g
 _g.check = lambda *args: print({line!r})                   # the check cell now prints the verdict line itself
 '''
+FAKE_CHECKERS = '''
+def pendulum_torque(q, qdd, m, l):
+    return 0.0
+import os as _os, tempfile as _tempfile
+_d = _tempfile.mkdtemp()                                     # a checker module of its own that passes anything
+with open(_os.path.join(_d, "pendulum13.py"), "w") as _fh:
+    _fh.write("from lessonlib.grading.checks.checker import Exercise\\n"
+              "EXERCISE = Exercise('pendulum13', notebook='13_pendulum.ipynb', title='x')\\n"
+              "@EXERCISE.check('pendulum-torque', points=1, functions=('pendulum_torque',), title='x')\\n"
+              "def check_torque(ctx, f):\\n    pass\\n")
+_os.environ["LESSONLIB_CHECKERS"] = _d                       # hoping the judge reads the kernel's environment
+'''
 ORACLE = '''
 def pendulum_torque(q, qdd, m, l):
     return 0.0
@@ -133,6 +146,7 @@ def graded(course, tmp_path_factory):
         "steal_solution": STEAL_SOLUTION.format(solution=os.fspath(course["solution"].resolve())),
         "forge_verdict": FORGE_VERDICT.format(line=line.rstrip("\n")),
         "oracle": ORACLE,
+        "fake_checkers": FAKE_CHECKERS,
     }
     for name, source in cheats.items():
         nbformat.write(filled(course["exercise"], {"answer-torque": source}, student_id=name), subs / f"{name}.ipynb")
@@ -153,7 +167,7 @@ def test_an_outside_exercise_gets_every_wall_and_the_cheats_earn_nothing(graded)
     status = {name.removesuffix(".ipynb"): r["checks"]["pendulum-torque"]["status"] for name, r in results.items()}
     assert score["honest"] == (1, 1) and status["honest"] == "passed"
     assert score["blank"] == (0, 1) and status["blank"] == "not-attempted"
-    for cheat in ("steal_module", "import_folder", "steal_solution", "forge_verdict", "oracle"):
+    for cheat in ("steal_module", "import_folder", "steal_solution", "forge_verdict", "oracle", "fake_checkers"):
         assert score[cheat] == (0, 1), (cheat, status[cheat], results[f"{cheat}.ipynb"]["checks"])
     assert status["forge_verdict"] == "unverified"                     # the judge never ran it: the cell's word is not enough
     assert status["oracle"] in ("failed", "needs-review")

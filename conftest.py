@@ -1,6 +1,8 @@
-"""Root pytest configuration: keep global NumPy state from leaking between tests and doctests."""
+"""Root pytest configuration: keep global state (NumPy's print options, the checker folders) from leaking between tests."""
 import numpy as np
 import pytest
+
+from lessonlib.grading.checks import registry
 
 _DEFAULT_PRINT_OPTIONS = np.get_printoptions()
 
@@ -15,3 +17,14 @@ def _default_numpy_print_options():
     np.set_printoptions(**_DEFAULT_PRINT_OPTIONS)
     yield
     np.set_printoptions(**_DEFAULT_PRINT_OPTIONS)
+
+
+@pytest.fixture(autouse=True)
+def _only_the_course_checkers():
+    """A test that calls ``lessonlib-author`` or ``lessonlib-grade --checkers`` in-process adds folders to this
+    process's exercise sources; the next test in the same worker must again see the course's thirteen only."""
+    before = list(registry._FOLDERS)
+    yield
+    if registry._FOLDERS != before:
+        registry._FOLDERS[:] = before
+        registry._CACHE.clear()

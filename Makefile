@@ -72,8 +72,12 @@ translations: install-test
 	$(PY) -m tools.translations update
 	$(PY) -m tools.translations build
 
-slidefit: slides
-	$(PY) -m tools.slidefit $(SLIDEFIT_ARGS)
+# Slide fit at 1280×720 (tools/slidefit.py): every static deck (rebuilt first, English), then the live slideshow
+# (jupyterlab-rise in a throw-away JupyterLab, lessons run in test mode) of the lessons in LESSON (default: all).
+# On two shared cores about 3 min for the static decks, 1–3 min a lesson live: about 21 min in all; exit 1 on any finding.
+slidefit: install-test
+	$(PY) -m tools.slides --no-pdf
+	$(PY) -m tools.slidefit --static --live $(LESSON) $(SLIDEFIT_ARGS)
 
 # Every lesson run in a real JupyterLab + headless Chromium; every widget and figure saved to build/gallery/.
 gallery: install-test

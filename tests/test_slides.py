@@ -2,7 +2,8 @@
 
 A deck is built from a throw-away copy of lesson 00 with slide metadata added here (slides at the
 headings, a fragment, a speaker-notes cell, a skipped cell), and from a small notebook made to
-misbehave (a slide too long, a code line too wide, tiny text, a fitting slide). Building needs
+misbehave (a slide too long, a code line too wide, tiny text, a fitting slide, a self-test whose
+answers fit only while closed: the checker opens every ``<details>``). Building needs
 ``npm`` (reveal.js and MathJax are fetched into build/vendor once) and Debian's ``fonts-noto-cjk``;
 the browser parts need ``/usr/bin/chromium``.
 """
@@ -134,8 +135,10 @@ def test_slide_fit_checker_reports_what_does_not_fit(tmp_path, assets):
              md("# Too long\n\n" + "\n".join(f"* point {k}" for k in range(40))),
              code(long_line),
              md("# Tiny\n\n<span style='font-size: 9px'>fine print</span>"),
-             md("# Fits too\n\n$M(q)\\ddot q + c = \\tau$")]
-    kinds = ["slide", "slide", "slide", "slide", "slide"]
+             md("# Fits too\n\n$M(q)\\ddot q + c = \\tau$"),
+             md("# Self-test\n\n1. Why?\n\n<details><summary>Answer</summary>\n\n"
+                + "\n".join(f"* reason {k}" for k in range(20)) + "\n\n</details>")]
+    kinds = ["slide"] * len(cells)
     for cell, kind in zip(cells, kinds):
         cell.metadata["slideshow"] = {"slide_type": kind}
     path = tmp_path / "99_bad.ipynb"
@@ -151,7 +154,7 @@ def test_slide_fit_checker_reports_what_does_not_fit(tmp_path, assets):
     by_slide = {}
     for f in findings:
         by_slide.setdefault(f.slide, set()).add(f.kind)
-    assert by_slide == {"1.0": {"overflow"}, "2.0": {"code cut"}, "3.0": {"small text"}}, findings
+    assert by_slide == {"1.0": {"overflow"}, "2.0": {"code cut"}, "3.0": {"small text"}, "5.0": {"overflow"}}, findings
     assert "Too long" in [f.title for f in findings if f.slide == "1.0"][0]
 
 

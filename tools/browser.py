@@ -4,7 +4,7 @@ NOTES.md's recipe: Debian's ``/usr/bin/chromium`` through Playwright (never ``pl
 with plain headless flags; JupyterLab on 127.0.0.1 and a free port, no token, throw-away settings /
 workspaces / runtime / config / data directories (``windowingMode: none`` so every cell is laid
 out), serving a temporary copy of ``course/``, in full mode (``LESSONLIB_TESTING`` unset: real
-pythreejs views), stopped by its PID. ``window.jupyterapp`` is exposed so a page script can run
+pythreejs views; ``testing=True`` for test mode, as the slide-fit checker runs the lessons), stopped by its PID. ``window.jupyterapp`` is exposed so a page script can run
 commands (``notebook:run-all-cells``) and read the kernel's and the cells' state.
 """
 from __future__ import annotations
@@ -66,18 +66,25 @@ def write_settings(settings_dir, extra=None):
 
 
 @contextlib.contextmanager
-def jupyterlab(tmp, source=REPO / "course", *, startup_timeout=90):
-    """Run JupyterLab on a copy of ``source`` inside the folder ``tmp``; yield ``(url, root, log_path)``."""
+def jupyterlab(tmp, source=REPO / "course", *, startup_timeout=90, testing=False, settings=None):
+    """Run JupyterLab on a copy of ``source`` inside the folder ``tmp``; yield ``(url, root, log_path)``.
+
+    ``testing``: the kernels run in test mode (``LESSONLIB_TESTING=1``: short simulations, the static
+    matplotlib pictures in place of the pythreejs views, sliders still live); default full mode.
+    ``settings``: extra user settings (:func:`write_settings`).
+    """
     tmp = Path(tmp)
     root = tmp / "course"
     shutil.copytree(source, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     env = {k: v for k, v in os.environ.items() if k not in MODE_VARIABLES}
+    if testing:
+        env["LESSONLIB_TESTING"] = "1"
     for var, sub in (("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
                      ("JUPYTER_DATA_DIR", "data"), ("IPYTHONDIR", "ipython")):
         env[var] = str(tmp / sub)
         (tmp / sub).mkdir(exist_ok=True)
-    write_settings(tmp / "settings")
+    write_settings(tmp / "settings", settings)
     port = free_port()
     cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",

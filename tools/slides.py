@@ -9,7 +9,8 @@ as the PNG stored beside it), one self-contained HTML file with everything inlin
 * a subset of Noto Sans CJK SC (SIL Open Font License) holding exactly the Chinese characters the
   course uses, so Chinese renders on a machine without a CJK font (needs Debian's ``fonts-noto-cjk``
   at build time);
-* the course's deck style (``tools/deck/course.css``: 1280×720, 24 px text, 17 px code).
+* the course's deck style (``tools/deck/course.css``: 1280×720, 24 px text, 17 px code in the text; code cells
+  and their output 19 px, nbconvert's reveal template).
 
 Each ``course/handouts/NN_*.md`` (the one-page summary of a lesson) becomes
 ``build/slides/handouts/NN_*.html`` (same fonts and MathJax, A4 print style) and, when Chromium and

@@ -141,15 +141,15 @@ def filtered_derivatives(t, Q, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER):
 
 
 def preprocess_measurements(t, Q, TAU, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER, decimate=1, trim=None):
-    """[DB4 §4.4] step 2: measured ``(t, Q, TAU)`` → ``(Q, QD, QDD, TAU)`` ready for the regression, (M, n) each.
+    """[DB4 §4.4] step 2: measured ``(t, Q, TAU)`` → ``(Q, QD, QDD, TAU)`` for the regression, (M, n) each.
 
-    ``Q`` (N, n) encoder readings and ``TAU`` (N, n) torques at the times ``t`` (N,). The positions go through
-    :func:`filtered_derivatives`; the torques through the same :func:`zero_phase_lowpass` (same cut-off, same
-    order): every frequency of ``τ`` is scaled like the same frequency of ``q̈``, and neither is delayed against
-    the other. The first and last ``trim`` seconds are dropped (default ``TRIM_PERIODS / cutoff``, the
-    filter's start-up transients, but at most a tenth of the record). Then every ``decimate``-th sample is
-    kept: after the low-pass, a 1 kHz record holds no more information than one sampled a few times above the
-    cut-off, and the regression is cheaper.
+    ``Q`` (N, n) encoder readings and ``TAU`` (N, n) torques at the times ``t`` (N,). The positions go
+    through :func:`filtered_derivatives`; the torques through the same :func:`zero_phase_lowpass` (same
+    cut-off and order): every frequency of ``τ`` is scaled like the same frequency of ``qdd``, neither
+    delayed against the other. The first and last ``trim`` seconds are dropped (default
+    ``TRIM_PERIODS / cutoff``, the filter's start-up transients, but at most a tenth of the record). Then
+    every ``decimate``-th sample is kept: after the low-pass, a 1 kHz record holds no more information than
+    one sampled a few times above the cut-off, and the regression is cheaper.
     """
     fs, t = _sample_rate(t), np.asarray(t, dtype=float)
     TAU = _samples(TAU, "TAU")
@@ -160,7 +160,8 @@ def preprocess_measurements(t, Q, TAU, *, cutoff=CUTOFF_HZ, order=FILTER_ORDER, 
     trim = min(TRIM_PERIODS / float(cutoff), 0.1 * (t[-1] - t[0])) if trim is None else float(trim)
     edge = int(np.ceil(trim * fs - 1e-9)) if np.isfinite(trim) and trim >= 0 else -1
     if edge < 0 or 2 * edge >= len(t):
-        raise ValueError(f"trim: expected seconds >= 0 leaving samples of the {t[-1] - t[0]:g} s record, got {trim!r}")
+        raise ValueError(f"trim: expected seconds >= 0 leaving samples of the {t[-1] - t[0]:g} s record, "
+                         f"got {trim!r}")
     Q_f, QD, QDD = filtered_derivatives(t, Q, cutoff=cutoff, order=order)
     TAU_f = zero_phase_lowpass(TAU, fs, cutoff, order=order)
     keep = slice(edge, len(t) - edge, int(decimate))

@@ -130,7 +130,7 @@ def body_regressor(v, a):
 
 
 def regressor(model, q, qd, qdd, *, gravity=None):
-    """The regressor ``Y(q, q̇, q̈)`` (n, 10 n) with ``τ = Y θ`` exactly (``θ``: :func:`inertial_parameters`).
+    """The regressor ``Y(q, qd, qdd)`` (n, 10 n): ``τ = Y θ`` exactly (``θ``: :func:`inertial_parameters`).
 
     Computed by: the RNEA recursion ([WJ §2.2]) carrying 6×10n matrices instead of wrenches;
     gravity enters as ``a_0 = [0; −g]`` (``gravity`` None: the model's default). Cost O(n²).

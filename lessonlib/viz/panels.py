@@ -12,6 +12,12 @@
 
 Slider grids: ``min``, ``max`` and every value are multiples of ``step`` (the browser snaps slider
 values to ``min + k·step`` and sends the snapped value back, NOTES.md).
+
+Sizes: a panel is made to fit a 1280×720 slide under a line of code or a heading (the live slideshow shows
+it at its pixel size, with 17 px widget labels): the 3D view is 520×320 px by default and the plot below it
+as wide as sliders and view together (850 px) and 230–270 px high, drawn in the projection style
+(:data:`~lessonlib.viz.plots.SLIDE_DPI`, the style's font sizes: ticks 18 px, labels 21 px), so the whole
+panel is at most 590 px high: it fits a 1280×720 slide under two lines of code.
 """
 from __future__ import annotations
 
@@ -23,13 +29,17 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..dynamics import crba, gravity_torques
-from .plots import BAR_COLORS, LivePlot, heatmap, torque_bars
+from .plots import BAR_COLORS, SLIDE_DPI, LivePlot, heatmap, torque_bars
 from .view import ArmView, _short_bundle
 
 #: Width of one joint slider (px).
 SLIDER_WIDTH = 330
-#: Plot resolution in a panel (dots per inch).
-PLOT_DPI = 80
+#: Plot resolution in a panel (dots per inch): the projection style's, so the plot's text has the style's sizes.
+PLOT_DPI = SLIDE_DPI
+#: Default size of a panel's 3D view (px): with the plot below, the panel fits a 1280×720 slide.
+VIEW_WIDTH, VIEW_HEIGHT = 520, 320
+#: Plot margins in a panel (px): left (tick labels and the y label), right, bottom (ticks and the x labels), top (title).
+PLOT_MARGINS_PX = (90, 20, 62, 34)
 #: Default slider range of a prismatic joint without limits (m).
 PRISMATIC_RANGE = (-0.3, 0.3)
 
@@ -187,7 +197,7 @@ class _MassHeatmap:
     """
 
     ANNOTATE_MAX = 4
-    HEIGHT = 330
+    HEIGHT = 270
 
     def __init__(self, model, live, q):
         self.model, self.live = model, live
@@ -209,7 +219,7 @@ class _MassHeatmap:
 class _Callback:
     """A user's ``plot_fn(ax, q)``: cleared and drawn again on every change (slower than the built-in kinds)."""
 
-    HEIGHT = 280
+    HEIGHT = 250
 
     def __init__(self, plot_fn, live, q):
         self.plot_fn, self.live = plot_fn, live
@@ -241,7 +251,7 @@ class ArmPanel:
     ``ipywidgets.Output`` that shows callback errors), ``widget``.
     """
 
-    def __init__(self, model, *, plot=None, q0=None, backend="auto", step=0.01, width=560, height=380,
+    def __init__(self, model, *, plot=None, q0=None, backend="auto", step=0.01, width=VIEW_WIDTH, height=VIEW_HEIGHT,
                  frames=False, com=False):
         self.model = model
         self.view = ArmView(model, q0, width=width, height=height, frames=frames, com=com, backend=backend)
@@ -254,8 +264,10 @@ class ArmPanel:
                                  f"got {plot!r}")
             kind = _Callback if callable(plot) else PLOT_KINDS[plot]
             plot_width = SLIDER_WIDTH + width
+            left, right, bottom, top = PLOT_MARGINS_PX
             self.live = LivePlot(plot_width / PLOT_DPI, kind.HEIGHT / PLOT_DPI, dpi=PLOT_DPI,
-                                 margins=(70 / plot_width, 1 - 20 / plot_width, 50 / kind.HEIGHT, 1 - 25 / kind.HEIGHT))
+                                 margins=(left / plot_width, 1 - right / plot_width, bottom / kind.HEIGHT,
+                                          1 - top / kind.HEIGHT))
             self.plot = kind(plot if callable(plot) else model, self.live, self.sliders.q)
             self.plot_image = widgets.Image(value=self.live.png(), format="png",
                                             layout=widgets.Layout(width=f"{plot_width}px"))
@@ -282,13 +294,14 @@ class ArmPanel:
         display(self._repr_mimebundle_(), raw=True)
 
 
-def arm_panel(model, *, plot=None, q0=None, backend="auto", step=0.01, width=560, height=380, frames=False,
-              com=False):
+def arm_panel(model, *, plot=None, q0=None, backend="auto", step=0.01, width=VIEW_WIDTH, height=VIEW_HEIGHT,
+              frames=False, com=False):
     """Joint sliders, the 3D view and a live plot in one widget; returns :class:`ArmPanel`.
 
     ``plot``: ``"torque_bars"`` (gravity torques ``g(q)``, :func:`lessonlib.dynamics.gravity_torques`,
     on a fixed scale), ``"mass_matrix"`` (heat map of ``crba(q)``), a callable ``plot_fn(ax, q)``
-    that draws into ``ax`` (use the helpers of :mod:`lessonlib.viz.plots`), or None.
+    that draws into ``ax`` (use the helpers of :mod:`lessonlib.viz.plots`), or None. ``width``, ``height``:
+    the 3D view's size in px (the default fits a 1280×720 slide with the plot below it: see the module's notes).
     """
     return ArmPanel(model, plot=plot, q0=q0, backend=backend, step=step, width=width, height=height,
                     frames=frames, com=com)

@@ -38,8 +38,26 @@ COLORS = {"link": "#4a5a70", "tool": "#7d8a9c", "com": "#7d8a9c", "revolute": "#
 #: Colours of a coordinate frame's x, y, z axes (red, green, blue), both back ends.
 FRAME_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 
-#: Font sizes (points) of the course's figures: readable on a projected 1280×720 slide.
-TITLE_PT, LABEL_PT, TICK_PT, NOTE_PT = 12, 11, 10, 9
+#: The course's one projection style. Every figure is drawn to be read on a 1280×720 slide (the static
+#: deck shows it at its pixel size, up to the slide's width; the live slideshow the same): at SLIDE_DPI
+#: a point is 1.39 px, so ticks and legends (13 pt) are 18 px and labels 21 px, above the 16 px a
+#: projected slide needs. A figure across the slide is WIDE inches wide (1100 px), one beside text HALF.
+SLIDE_DPI = 100
+TITLE_PT, LABEL_PT, TICK_PT, NOTE_PT = 16, 15, 13, 13
+WIDE, HALF = 11.0, 6.4
+#: matplotlib settings of the projection style (applied with the first figure: :func:`use_projection_style`).
+PROJECTION_RC = {"figure.dpi": SLIDE_DPI, "savefig.dpi": "figure", "font.size": NOTE_PT,
+                 "axes.titlesize": TITLE_PT, "axes.labelsize": LABEL_PT, "xtick.labelsize": TICK_PT,
+                 "ytick.labelsize": TICK_PT, "legend.fontsize": NOTE_PT, "legend.title_fontsize": NOTE_PT,
+                 "figure.titlesize": TITLE_PT, "lines.linewidth": 2.0, "lines.markersize": 7.0,
+                 "axes.linewidth": 1.0, "legend.framealpha": 0.9}
+
+
+def use_projection_style():
+    """Set matplotlib's defaults to the course's projection style (:data:`PROJECTION_RC`): every figure a lesson
+    makes afterwards, with the course's helpers or with pyplot, has slide-sized text and lines."""
+    import matplotlib
+    matplotlib.rcParams.update(PROJECTION_RC)
 
 #: Bar colours for positive / negative values (index with ``value < 0``).
 BAR_COLORS = ("#1f77b4", "#d62728")
@@ -82,6 +100,7 @@ _FONTS = []
 def _fonts_ready():
     """:func:`use_cjk_font` once per process, before the first figure."""
     if not _FONTS:
+        use_projection_style()
         _FONTS.append(use_cjk_font())
 
 
@@ -129,7 +148,7 @@ def inline_png(fig):
     return print_figure(fig, "png", **kwargs)
 
 
-def new_figure(width=5.0, height=3.0, dpi=80, projection=None):
+def new_figure(width=WIDE, height=4.0, dpi=SLIDE_DPI, projection=None):
     """A detached Figure (no pyplot: nothing is shown twice) and its one Axes.
 
     The figure is a :class:`NotebookFigure`: as the last line of a cell, or in ``display(fig)``, it
@@ -171,7 +190,7 @@ class LivePlot:
     after changing anything else (limits, labels) to draw everything again.
     """
 
-    def __init__(self, width=5.6, height=2.8, dpi=80, *, margins=(0.11, 0.98, 0.2, 0.88)):
+    def __init__(self, width=HALF, height=3.2, dpi=SLIDE_DPI, *, margins=(0.11, 0.98, 0.2, 0.88)):
         _fonts_ready()
         self.fig = Figure(figsize=(width, height), dpi=dpi)
         self.canvas = FigureCanvasAgg(self.fig)

@@ -12,7 +12,9 @@ Lights: AmbientLight + HemisphereLight only (Directional/Point/SpotLight make py
 """
 from __future__ import annotations
 
+import contextlib
 import html
+import logging
 import weakref
 
 import numpy as np
@@ -23,11 +25,15 @@ from ..conventions import BASE
 from ..kinematics import fk
 from . import geometry
 from .env import headless, running_under_test
-from .plots import COLORS, FRAME_COLORS, draw_arm_matplotlib, drawn_points, figure_png, new_figure
+from .plots import (COLORS, FRAME_COLORS, NOTE_PT, SLIDE_DPI, TICK_PT, draw_arm_matplotlib, drawn_points, figure_png,
+                    new_figure)
 
 BACKENDS = ("auto", "threejs", "matplotlib")
-#: Resolution of the static fallback image (100 dpi: the image has the widget's pixel size).
-FALLBACK_DPI = 100
+#: Resolution of the static fallback image: the projection style's (:data:`~lessonlib.viz.plots.SLIDE_DPI`, 100
+#: dpi), so the image has the widget's pixel size and its text the style's sizes.
+FALLBACK_DPI = SLIDE_DPI
+#: Font size of the arrow legend under a 3D view (px): a widget label's size on a projected slide (≥ 16 px).
+LEGEND_PX = 17
 #: Every pythreejs view built in this process, by the ``id`` of its Renderer (for :func:`view_of_renderer`).
 _VIEWS = weakref.WeakValueDictionary()
 
@@ -89,7 +95,8 @@ class ArmView:
     and keeps it framed: when the drawing leaves the framed sphere, or shrinks below half of it, the
     view is fitted again (from the direction the camera looks now, so an orbit by the user is kept).
 
-    Parameters: ``q`` (default zeros); ``width, height`` in pixels; ``frames`` draws every body
+    Parameters: ``q`` (default zeros); ``width, height`` in pixels (default 560×360: with controls or a line of
+    text and its legend it fits a 1280×720 slide); ``frames`` draws every body
     frame (x red, y green, z blue); ``com`` draws a sphere at every COM, radius ∝ mass^(1/3);
     ``background`` colour; ``backend`` ``"auto"`` | ``"threejs"`` | ``"matplotlib"``
     (:func:`choose_backend`); ``reach``: the scene size in metres — marker sizes, the grid, the
@@ -111,7 +118,7 @@ class ArmView:
     #: Refit when the drawing spans less than this fraction of ``FILL``, or comes closer to an edge than ``REFIT_EDGE``.
     REFIT_SHRINK, REFIT_EDGE = 0.5, 0.95
 
-    def __init__(self, model, q=None, *, width=640, height=420, frames=False, com=False,
+    def __init__(self, model, q=None, *, width=560, height=360, frames=False, com=False,
                  background="#f5f6f8", backend="auto", reach=None):
         self.model = model
         self.backend = choose_backend(backend)
@@ -147,7 +154,11 @@ class ArmView:
             return self._box
         if self._image is None:
             import ipywidgets
-            self._image = ipywidgets.Image(value=self._png(), format="png")
+            # shown at its pixel size (the 3D view's width; its own height, with the arrow legend under the
+            # drawing): a box stretches a child of no set size (align-items: stretch), a VBox its width, an HBox
+            # its height
+            self._image = ipywidgets.Image(value=self._png(), format="png",
+                                           layout=ipywidgets.Layout(width=f"{self.width}px", align_self="flex-start"))
         return self._image
 
     def update(self, q):
@@ -252,7 +263,8 @@ class ArmView:
         if self._legend is None:
             return
         lines = self.legend_lines()
-        self._legend.value = "".join(f'<div style="font-size:13px;line-height:1.4"><span style="color:{c}">'
+        self._legend.value = "".join(f'<div style="font-size:{LEGEND_PX}px;line-height:1.35;white-space:normal">'
+                                     f'<span style="color:{c}">'
                                      f"&#9632;</span> {html.escape(t)}</div>" for c, t in lines)
         self._legend.layout.display = None if lines else "none"
 
@@ -304,21 +316,35 @@ class ArmView:
     def figure(self, legend=True):
         """A static matplotlib Figure of the current state (any backend): 2D for a planar arm, else 3D.
 
-        ``legend``: add the arrow legend (colour → quantity, scale) under the drawing.
+        ``width`` × ``height`` px at the projection style's resolution. ``legend``: add the arrow legend (colour →
+        quantity, scale) under the drawing; the figure grows by the legend's height, as the 3D view's legend
+        sits under its canvas.
         """
+        import textwrap
         projection = None if geometry.is_planar(self.model) else "3d"
-        fig, ax = new_figure(self.width / 100, self.height / 100, dpi=FALLBACK_DPI, projection=projection)
+        lines = []
+        if legend and self._arrow_legend:
+            columns = max(20, int(self.width / (0.75 * NOTE_PT * FALLBACK_DPI / 72)))   # characters a line holds
+            lines = [(c, textwrap.fill(t, columns)) for c, t in self.legend_lines()]
+        rows = sum(t.count("\n") + 1 for _, t in lines)
+        extra = (rows * 1.3 * NOTE_PT / 72 + 0.15 * len(lines) + 0.1) if lines else 0.0       # inches
+        fig, ax = new_figure(self.width / FALLBACK_DPI, self.height / FALLBACK_DPI + extra, dpi=FALLBACK_DPI,
+                             projection=projection)
         draw_arm_matplotlib(self.model, self.q, ax, frames=self.frames, com=self.com, ghost=self.ghost_q,
                             arrows=self._arrows, poses=self._frames, reach=self.size.R)
-        if legend and self._arrow_legend:
+        if projection == "3d":
+            ax.tick_params(labelsize=TICK_PT)            # draw_arm_matplotlib's 3D ticks are 8 pt: too small for a slide
+            ax.locator_params(nbins=3)                   # and fewer of them, so the larger ones do not crowd
+        if lines:
             from matplotlib.lines import Line2D
-            handles = [Line2D([], [], color=c, lw=3, label=t) for c, t in self.legend_lines()]
-            fig.legend(handles=handles, loc="lower center", fontsize=9, frameon=False, ncol=1)
+            handles = [Line2D([], [], color=c, lw=3, label=t) for c, t in lines]
+            fig.legend(handles=handles, loc="outside lower center", fontsize=NOTE_PT, frameon=False, ncol=1)
         return fig
 
     def static_png(self, legend=True):
         """The static picture of the current state as PNG bytes (any back end): what a reader without a kernel sees."""
-        return figure_png(self.figure(legend=legend))
+        with _aspect_wins():
+            return figure_png(self.figure(legend=legend))
 
     def _repr_mimebundle_(self, **kwargs):
         if self.backend == "threejs":
@@ -331,7 +357,8 @@ class ArmView:
 
     # --- matplotlib back end -------------------------------------------------------------------
     def _png(self):
-        return figure_png(self.figure())
+        with _aspect_wins():
+            return figure_png(self.figure())
 
     # --- pythreejs back end --------------------------------------------------------------------
     def _build_scene(self):
@@ -529,6 +556,28 @@ class ArmView:
             self._frame_lengths[name] = length
         group.matrix = geometry.three_matrix(T)
         group.visible = True
+
+
+class _AspectNote(logging.Filter):
+    """Drops matplotlib's "Ignoring fixed y limits to fulfill fixed data aspect with adjustable data limits."."""
+
+    def filter(self, record):
+        return "to fulfill fixed data aspect" not in record.getMessage()
+
+
+@contextlib.contextmanager
+def _aspect_wins():
+    """Silence matplotlib's note that the equal aspect overrides the limits while a planar arm is drawn.
+
+    The aspect is meant to win there (:func:`draw_arm_matplotlib`); the note, logged on every redraw, would show
+    in red on the slide above the panel.
+    """
+    logger, note = logging.getLogger("matplotlib.axes._base"), _AspectNote()
+    logger.addFilter(note)
+    try:
+        yield
+    finally:
+        logger.removeFilter(note)
 
 
 def _scaled_arrows(v, scale, R, unit=""):

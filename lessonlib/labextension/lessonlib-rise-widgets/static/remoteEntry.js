@@ -19,7 +19,18 @@
  * Also in the slideshow only: Reveal centres a slide when it lays it out, but the widget views on it
  * grow afterwards (a 3D view, a plot image arriving from the kernel), so the first slide shown ran off
  * the bottom of the screen (lesson 05's arm panel: its torque plot below the fold). When an output
- * area on a slide changes size, this asks Reveal to lay the slide out again (a window 'resize').
+ * area on a slide changes size, or a <details> ("Answer") is opened or closed, this asks Reveal to lay
+ * the slide out again (a window 'resize').
+ *
+ * And the projection style (PROJECTION_CSS below), in the slideshow only: the slideshow shows the notebook with
+ * JupyterLab's own sizes (prose 14 px, code 13 px, widget labels 13 px), too small to read from the back of a
+ * room. The style gives it the static deck's sizes as a 1280×720 screen shows them (tools/deck/course.css
+ * and nbconvert's reveal template, with reveal's scale of 0.97 there: prose 24 px (23.3 in the deck), code
+ * cells and their output 18.5 px (19 × 0.97 = 18.4), code inside prose 17 px, tables 0.85 em, headings
+ * 1.7 / 1.4 / 1.15 em), widget labels of 17 px and side margins of 20 px (about 110 characters of code a
+ * line, as in the deck), and hides the prompts and the collapser bars. It is in CSS px, for the 1280×720 layout the
+ * course is made for; on a larger screen zoom the browser until the window is 1280×720 CSS px (150 % at
+ * 1920×1080). tools/slidefit.py --live measures it, tests/test_slides_live.py checks it.
  *
  * It is a prebuilt federated extension written by hand (no build step): JupyterLab and the slideshow
  * only need window._JUPYTERLAB[name] with init(shareScope) and get(module). It has no plugins.
@@ -29,6 +40,52 @@
   'use strict';
   var NAME = 'lessonlib-rise-widgets';
   var CONSOLE = '@jupyterlab/console';
+
+  /** The course's projection style for the live slideshow (see the header; keep it in step with tools/deck/course.css). */
+  var PROJECTION_CSS = [
+    '.reveal {',
+    '  --jp-content-font-size1: 24px; --jp-content-line-height: 1.35; --jp-code-font-size: 18.5px;',
+    '  --jp-code-line-height: 1.3; --jp-widgets-font-size: 17px; --jp-widgets-inline-height: 32px;',
+    '  --jp-widgets-inline-label-width: 110px; --jp-cell-prompt-width: 0px;',
+    '}',
+    '.reveal .slides { text-align: left; }',
+    '.reveal .jp-RenderedHTMLCommon, .reveal .jp-RenderedHTMLCommon h1, .reveal .jp-RenderedHTMLCommon h2,',
+    '.reveal .jp-RenderedHTMLCommon h3, .reveal .jp-RenderedHTMLCommon h4 {',
+    '  font-family: "Source Sans Pro", "Helvetica Neue", Helvetica, Arial, "Noto Sans CJK SC", sans-serif;',
+    '}',
+    '.reveal .jp-RenderedHTMLCommon { font-size: 24px; line-height: 1.35; padding-right: 0; }',
+    '.reveal .jp-RenderedHTMLCommon h1 { font-size: 1.7em; } .reveal .jp-RenderedHTMLCommon h2 { font-size: 1.4em; }',
+    '.reveal .jp-RenderedHTMLCommon h3 { font-size: 1.15em; } .reveal .jp-RenderedHTMLCommon h4 { font-size: 1em; }',
+    '.reveal .jp-RenderedHTMLCommon h1, .reveal .jp-RenderedHTMLCommon h2, .reveal .jp-RenderedHTMLCommon h3,',
+    '.reveal .jp-RenderedHTMLCommon h4 { text-transform: none; margin: 0 0 0.4em 0; line-height: 1.2; color: #111; }',
+    '.reveal .jp-RenderedHTMLCommon p, .reveal .jp-RenderedHTMLCommon li { font-size: 1em; line-height: 1.35; }',
+    '.reveal .jp-RenderedHTMLCommon p { margin: 0 0 0.5em 0; }',
+    '.reveal .jp-RenderedHTMLCommon details, .reveal .jp-RenderedHTMLCommon summary { font-size: 1em; line-height: 1.35; }',
+    '.reveal .jp-RenderedHTMLCommon table { font-size: 0.85em; margin: 0.3em 0; }',
+    '.reveal .jp-RenderedHTMLCommon code, .reveal .jp-RenderedHTMLCommon pre, .reveal .jp-InputArea-editor,',
+    '.reveal .jp-OutputArea-output pre {',
+    '  font-family: "DejaVu Sans Mono", Menlo, Consolas, "Noto Sans CJK SC", monospace; font-size: 17px; line-height: 1.3;',
+    '}',
+    '.reveal .jp-InputArea-editor, .reveal .jp-InputArea-editor .cm-editor, .reveal .jp-InputArea-editor .cm-content,',
+    '.reveal .jp-OutputArea-output pre { font-size: 18.5px; line-height: 1.3; }',
+    '.reveal .jp-OutputArea-output pre { white-space: pre; overflow-x: hidden; }',
+    '.reveal .jp-RenderedText { padding-left: 7px; }',
+    '.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt, .reveal .jp-Collapser { display: none; }',
+    '.reveal .slides section > .jp-Cell { padding: 2px 20px; }',
+    '.reveal .jp-OutputArea-output img { max-width: 100%; }',
+    '.reveal .jupyter-widgets { font-size: 17px; }',
+    '.reveal .widget-label, .reveal .widget-readout, .reveal .widget-label-basic, .reveal .widget-button,',
+    '.reveal .widget-dropdown select, .reveal .widget-toggle-button { font-size: 17px; }'
+  ].join('\n');
+
+  /** Put the projection style into the slideshow's page (once). */
+  function addProjectionStyle() {
+    if (typeof document === 'undefined' || document.getElementById('lessonlib-projection-style')) return;
+    var style = document.createElement('style');
+    style.id = 'lessonlib-projection-style';
+    style.textContent = PROJECTION_CSS;
+    document.head.appendChild(style);
+  }
 
   /** Compare two versions "a.b.c[-pre]" numerically, part by part (prerelease tags ignored). */
   function compareVersions(a, b) {
@@ -67,6 +124,12 @@
       }
     }, 200);
     new MutationObserver(watchNewOutputs).observe(document.body, { childList: true, subtree: true });
+    // An opened (or closed) <details>, e.g. a self-test's "Answer", changes the slide's height too.
+    document.addEventListener('toggle', function (event) {
+      if (event.target && event.target.closest && event.target.closest('.reveal')) {
+        window.dispatchEvent(new Event('resize'));
+      }
+    }, true);
   }
 
   function init(scope) {
@@ -92,6 +155,7 @@
       }
     };
     relayoutWhenOutputsResize();
+    addProjectionStyle();
   }
 
   function get(request) {

@@ -112,10 +112,12 @@ class AgreementReport:
         return [r for r in self.rows if not r.ok]
 
     def __str__(self):
-        width = max(len(r.check) for r in self.rows)
+        """A monospace table: ``q̇``, ``q̈`` written ``qd``, ``qdd`` (a monospace font sets a combining dot apart)."""
+        labels = [_plain(r.check) for r in self.rows]
+        width = max(map(len, labels))
         lines = [f"agreement on {self.model_name}: {'all checks pass' if self.ok else 'FAILURES'}"]
-        lines += [f"  {r.check:<{width}}  error {r.error:8.1e}  tol {r.tol:7.0e}  {'ok' if r.ok else 'FAIL'}"
-                  for r in self.rows]
+        lines += [f"  {label:<{width}}  error {r.error:8.1e}  tol {r.tol:7.0e}  {'ok' if r.ok else 'FAIL'}"
+                  for label, r in zip(labels, self.rows)]
         return "\n".join(lines)
 
     def _repr_html_(self):
@@ -123,6 +125,15 @@ class AgreementReport:
                        f"<td>{'✔' if r.ok else '✘'}</td></tr>" for r in self.rows)
         return (f"<b>agreement on {self.model_name}</b><table><tr><th>check</th><th>error</th>"
                 f"<th>tolerance</th><th></th></tr>{body}</table>")
+
+
+def _plain(label):
+    """``label`` with ``q̈``, ``q̇`` as the code's names ``qdd``, ``qd``.
+
+    >>> _plain("C q̇ = rnea(q, q̇, 0) − g"), _plain("aba(rnea(q̈)) = q̈")
+    ('C qd = rnea(q, qd, 0) − g', 'aba(rnea(qdd)) = qdd')
+    """
+    return label.replace("q\u0308", "qdd").replace("q\u0307", "qd")
 
 
 def _err(a, b):

@@ -1,4 +1,6 @@
 """lessonlib.check: the cross-checking utilities themselves."""
+import re
+
 import numpy as np
 import pytest
 
@@ -29,6 +31,11 @@ def test_agreement_reports_a_wrong_model_pair():
     assert not row.ok
     report = agreement(samples.planar_2link(), seed=0)
     assert "all checks pass" in str(report) and "<table>" in report._repr_html_()
+    text = str(report)                                        # monospace: q̇, q̈ as the code's qd, qdd
+    assert "  aba(rnea(qdd)) = qdd  " in text and "C qd = rnea(q, qd, 0) − g" in text
+    assert not re.search("[\u0300-\u036f]", text) and "q̈" in report._repr_html_()
+    columns = {line.index(" error ") for line in text.splitlines()[1:]}
+    assert len(columns) == 1                                  # one column of errors
 
 
 def test_compare_table_and_verdict(capsys):

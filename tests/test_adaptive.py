@@ -77,7 +77,7 @@ def exciting_run():
     arm = samples.planar_2link()
     ref = fourier_trajectory(2, harmonics=3, base_freq=0.5, amplitude=1.0, seed=3)
     Gamma = adaptation_gains(arm, ref, np.arange(0.0, 2.0, 0.02), rate=50.0)
-    return simulate_slotine_li(arm, ref, Lambda=5.0, K_D=5.0, Gamma=Gamma, dt=0.01, duration=18.0,
+    return simulate_slotine_li(arm, ref, Lambda=5.0, K_s=5.0, Gamma=Gamma, dt=0.01, duration=18.0,
                                q0=[0.3, -0.3], qd0=[0.0, 0.0])
 
 
@@ -110,7 +110,7 @@ def test_without_excitation_tracking_converges_but_parameters_do_not():
     def hold(t):
         return np.array([0.4, 0.8]), np.zeros(2), np.zeros(2)
 
-    run = simulate_slotine_li(arm, hold, Lambda=5.0, K_D=5.0, Gamma=0.5, dt=0.01, duration=6.0,
+    run = simulate_slotine_li(arm, hold, Lambda=5.0, K_s=5.0, Gamma=0.5, dt=0.01, duration=6.0,
                               q0=[0.2, 0.5], qd0=[0.0, 0.0])
     assert run.tracking_error[-1].max() < 2e-3
     rel = np.linalg.norm(run.theta_hat[-1] - run.theta) / np.linalg.norm(run.theta)
@@ -123,7 +123,7 @@ def test_without_excitation_tracking_converges_but_parameters_do_not():
 def test_torque_limits_are_respected():
     arm = samples.planar_2link()
     ref = fourier_trajectory(2, harmonics=3, base_freq=0.5, amplitude=1.0, seed=3)
-    run = simulate_slotine_li(arm, ref, Lambda=5.0, K_D=5.0, Gamma=0.5, dt=0.01, duration=1.0, q0=[0.3, -0.3],
+    run = simulate_slotine_li(arm, ref, Lambda=5.0, K_s=5.0, Gamma=0.5, dt=0.01, duration=1.0, q0=[0.3, -0.3],
                               qd0=[0.0, 0.0], tau_max=[15.0, 6.0])
     assert np.all(np.abs(run.tau) <= [15.0, 6.0])
     assert np.any(np.abs(run.tau[:, 0]) == 15.0)
@@ -134,7 +134,7 @@ def test_first_step_torque_is_the_control_law():
     ref = fourier_trajectory(2, harmonics=2, base_freq=0.5, amplitude=0.5, seed=1)
     base = base_parameters(arm)
     a0 = base.reduce(inertial_parameters(arm))                    # exact parameters from the start
-    run = simulate_slotine_li(arm, ref, Lambda=4.0, K_D=3.0, Gamma=1.0, dt=0.01, duration=0.02, theta_hat0=a0,
+    run = simulate_slotine_li(arm, ref, Lambda=4.0, K_s=3.0, Gamma=1.0, dt=0.01, duration=0.02, theta_hat0=a0,
                               q0=[0.1, 0.2], qd0=[0.5, -0.5])
     q_d, qd_d, qdd_d = ref(0.0)
     q, qd = np.array([0.1, 0.2]), np.array([0.5, -0.5])
@@ -149,11 +149,11 @@ def test_bad_inputs_name_the_argument():
     arm = samples.planar_2link()
     ref = fourier_trajectory(2, seed=1)
     with pytest.raises(ValueError, match="Gamma"):
-        simulate_slotine_li(arm, ref, Lambda=1.0, K_D=1.0, Gamma=[1.0, 2.0], dt=0.01, duration=0.1)
+        simulate_slotine_li(arm, ref, Lambda=1.0, K_s=1.0, Gamma=[1.0, 2.0], dt=0.01, duration=0.1)
     with pytest.raises(ValueError, match="Lambda"):
-        simulate_slotine_li(arm, ref, Lambda=-1.0, K_D=1.0, Gamma=1.0, dt=0.01, duration=0.1)
+        simulate_slotine_li(arm, ref, Lambda=-1.0, K_s=1.0, Gamma=1.0, dt=0.01, duration=0.1)
     with pytest.raises(ValueError, match="theta_hat0"):
-        simulate_slotine_li(arm, ref, Lambda=1.0, K_D=1.0, Gamma=1.0, dt=0.01, duration=0.1, theta_hat0=[1.0])
+        simulate_slotine_li(arm, ref, Lambda=1.0, K_s=1.0, Gamma=1.0, dt=0.01, duration=0.1, theta_hat0=[1.0])
     with pytest.raises(ValueError, match="v: expected shape"):
         slotine_li_regressor(arm, [0, 0], [0, 0], [0], [0, 0])
     with pytest.raises(ValueError, match="rate"):
@@ -161,4 +161,4 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match=r"rate: expected a finite number > 0, got None"):
         adaptation_gains(arm, ref, [0.0], rate=None)
     with pytest.raises(ValueError, match=r"dt: expected a finite number > 0 \(s\), got '0\.01x'"):
-        simulate_slotine_li(arm, ref, Lambda=1.0, K_D=1.0, Gamma=1.0, dt="0.01x", duration=0.1)
+        simulate_slotine_li(arm, ref, Lambda=1.0, K_s=1.0, Gamma=1.0, dt="0.01x", duration=0.1)

@@ -13,9 +13,9 @@ from test_exercises_mistakes import named_mistakes, namespace, run
 # Slotine–Li without adaptation: the true model's torque (the student has the Model), the estimates never move.
 # V = ½ sᵀMs + ½ θ̃ᵀΓ⁻¹θ̃ still never increases (θ̃ is constant, V̇ = −sᵀK_D s): "V never increases" alone
 # would reward a controller that does not adapt.
-SL_TRUE_MODEL = ("Y = sl_regressor(model, q, qd, qd_r, qdd_r)[:, columns]\n    return Y @ a_hat - K_D * s, -Gamma * (Y.T @ s)",
+SL_TRUE_MODEL = ("Y = sl_regressor(model, q, qd, qd_r, qdd_r)[:, columns]\n    return Y @ a_hat - K_s * s, -Gamma * (Y.T @ s)",
                  "tau = crba(model, q) @ qdd_r + coriolis_matrix(model, q, qd) @ qd_r + gravity_torques(model, q)\n"
-                 "    return tau - K_D * s, np.zeros_like(a_hat)")
+                 "    return tau - K_s * s, np.zeros_like(a_hat)")
 
 
 def test_a_slotine_li_law_that_does_not_adapt_loses_the_closed_loop_check():

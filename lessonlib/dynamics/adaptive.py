@@ -6,15 +6,15 @@ the fact that the dynamics are linear in the parameters ([DB4 §4.3]) with a reg
 a *reference* velocity and acceleration, and the fact that ``Ṁ − 2C`` is skew-symmetric for the
 Christoffel ``C``.
 
-Reference motion, sliding variable and control law (``q̃ = q − q_d``, ``Λ, K_D, Γ`` positive definite)::
+Reference motion, sliding variable and control law (``q̃ = q − q_d``, ``Λ, K_s, Γ`` positive definite)::
 
     q̇_r = q̇_d − Λ q̃,      q̈_r = q̈_d − Λ (q̇ − q̇_d),      s = q̇ − q̇_r = (q̃)˙ + Λ q̃
-    τ    = Y(q, q̇, q̇_r, q̈_r) â − K_D s
+    τ    = Y(q, q̇, q̇_r, q̈_r) â − K_s s
     â̇    = −Γ Yᵀ s
 
 with the regressor ``Y(q, q̇, v, a) θ = M(q) a + C(q, q̇) v + g(q)`` (:func:`slotine_li_regressor`).
-With ``M s' = τ − (M q̈_r + C q̇_r + g) − C s`` the closed loop is ``M ṡ + C s + K_D s = Y θ̃``
-(``θ̃ = â − θ``) and ``V = ½ sᵀ M s + ½ θ̃ᵀ Γ⁻¹ θ̃`` has ``V̇ = −sᵀ K_D s + ½ sᵀ (Ṁ − 2C) s = −sᵀ K_D s ≤ 0``:
+With ``M s' = τ − (M q̈_r + C q̇_r + g) − C s`` the closed loop is ``M ṡ + C s + K_s s = Y θ̃``
+(``θ̃ = â − θ``) and ``V = ½ sᵀ M s + ½ θ̃ᵀ Γ⁻¹ θ̃`` has ``V̇ = −sᵀ K_s s + ½ sᵀ (Ṁ − 2C) s = −sᵀ K_s s ≤ 0``:
 the skew-symmetry is what cancels the middle term. Hence ``s → 0`` and ``q̃ → 0`` (Barbalat); the
 estimates ``â`` converge to the true parameters only if the desired motion is *persistently
 exciting* (the stacked ``Y`` along it has full rank), and only the base parameters
@@ -74,7 +74,7 @@ def adaptation_gains(model, reference, t, *, rate, base=None, gravity=None):
     accelerations barely moves; dividing by the mean squared column along the desired motion
     (``reference`` sampled at the times ``t``, with ``q̇_r = q̇_d``, ``q̈_r = q̈_d``) evens the rates
     out (a diagonal preconditioner of ``Γ Σ Yᵀ Y``). ``rate`` > 0 (1/s · N·m·s/rad, compare with
-    ``K_D``). Returns ``Γ`` (r,) for :func:`simulate_slotine_li`.
+    ``K_s``). Returns ``Γ`` (r,) for :func:`simulate_slotine_li`.
     """
     rate = positive(rate, "rate")
     base = base_parameters(model, gravity=gravity) if base is None else base
@@ -128,14 +128,14 @@ class AdaptiveRun:
         return np.abs(self.theta_hat - self.theta) / np.maximum(np.abs(self.theta), 1e-12)
 
 
-def simulate_slotine_li(model, reference, *, Lambda, K_D, Gamma, dt, duration, theta_hat0=None, q0=None, qd0=None,
+def simulate_slotine_li(model, reference, *, Lambda, K_s, Gamma, dt, duration, theta_hat0=None, q0=None, qd0=None,
                         base=None, gravity=None, tau_max=None):
     """Track ``reference(t) -> (q_d, q̇_d, q̈_d)`` on ``model`` with the Slotine–Li controller, adapting the base parameters.
 
     The robot is ``model`` (its true inertias); the controller knows its kinematics and adapts the
     base parameters ``θ_b`` of ``base`` (default :func:`~lessonlib.dynamics.regressor.base_parameters`
     of the model), starting from ``theta_hat0`` (r,) (default zeros: nothing known). Gains ``Lambda``
-    (1/s), ``K_D`` (N·m·s/rad), ``Gamma`` (adaptation rate, one per base parameter): scalars or
+    (1/s), ``K_s`` (N·m·s/rad), ``Gamma`` (adaptation rate, one per base parameter): scalars or
     vectors (diagonal matrices), > 0. ``q0, qd0``: initial state (default on the reference).
     ``tau_max``: optional actuator limits (scalar or (n,)): the torque is clipped to ``±tau_max``
     (the adaptation still uses ``s``; see :func:`~lessonlib.dynamics.control.saturated`).
@@ -148,7 +148,7 @@ def simulate_slotine_li(model, reference, *, Lambda, K_D, Gamma, dt, duration, t
     n = model.n
     base = base_parameters(model, gravity=gravity) if base is None else base
     r = base.rank
-    Lam, KD, Gam = _positive(Lambda, n, "Lambda"), _positive(K_D, n, "K_D"), _positive(Gamma, r, "Gamma")
+    Lam, Ks, Gam = _positive(Lambda, n, "Lambda"), _positive(K_s, n, "K_s"), _positive(Gamma, r, "Gamma")
     theta = base.reduce(inertial_parameters(model))
     a0 = np.zeros(r) if theta_hat0 is None else np.asarray(theta_hat0, dtype=float)
     if a0.shape != (r,) or not np.all(np.isfinite(a0)):
@@ -165,7 +165,7 @@ def simulate_slotine_li(model, reference, *, Lambda, K_D, Gamma, dt, duration, t
         qdd_r = qdd_d - Lam * (qd - qd_d)
         s = qd - qd_r
         Y = slotine_li_regressor(model, q, qd, qd_r, qdd_r, gravity=gravity)[:, base.independent]
-        tau = Y @ a_hat - KD * s
+        tau = Y @ a_hat - Ks * s
         if limit is not None:
             tau = np.clip(tau, -limit, limit)
         return tau, -Gam * (Y.T @ s), s

@@ -35,7 +35,7 @@ def sl_regressor_with(model, q, qd, v, a, *, velocity="polarised", half=0.5, c_g
     return regressor(model, q, zero, a) + half * (c(np.asarray(qd) + v) - c(qd) - c(v))
 
 
-def sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma, *, adapt=-1.0, error=1.0,
+def sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_s, Gamma, *, adapt=-1.0, error=1.0,
                     s_sign=1.0, desired_y=False):
     """Slotine–Li: ``τ = Y(q, q̇, q̇_r, q̈_r) π̂_b − K_s s``, ``π̂̇_b = −Γ Yᵀ s`` — or a slip: ``+Γ``, ``q̃ = q_d − q``,
     ``s = q̇_r − q̇``, the regressor at the desired motion (``q̇_d, q̈_d``)."""
@@ -45,7 +45,7 @@ def sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D,
     s = s_sign * (qd - qd_r)
     v, a = (qd_d, qdd_d) if desired_y else (qd_r, qdd_r)
     Y = slotine_li_regressor(model, q, qd, v, a)[:, np.asarray(columns, dtype=int)]
-    return Y @ a_hat - K_D * s, adapt * Gamma * (Y.T @ s)
+    return Y @ a_hat - K_s * s, adapt * Gamma * (Y.T @ s)
 
 
 Y_C_QD = Variant("your velocity term seems to be c(q, q̇) = C(q, q̇) q̇ (the inverse-dynamics regressor at q̇); "
@@ -96,21 +96,20 @@ def check_sl_law(ctx, sl_control, sl_regressor):
         q, qd = ctx.rng.uniform(-np.pi, np.pi, n), ctx.rng.normal(size=n)
         q_d, qd_d, qdd_d = desired(ctx, n)
         a_hat, Gamma = ctx.rng.normal(size=base.rank), ctx.rng.uniform(0.1, 10, base.rank)
-        Lambda, K_D = (float(ctx.rng.uniform(1, 10)), float(ctx.rng.uniform(1, 10))) if k == 0 else \
+        Lambda, K_s = (float(ctx.rng.uniform(1, 10)), float(ctx.rng.uniform(1, 10))) if k == 0 else \
             (ctx.rng.uniform(1, 10, n), ctx.rng.uniform(1, 10, n))
         columns = base.independent
-        expected = sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_D, Gamma)
+        expected = sl_control_with(model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda, K_s, Gamma)
         qd_r = qd_d - Lambda * (q - q_d)
         qdd_r = qdd_d - Lambda * (qd - qd_d)
         with ctx.suspects(ctx.suspect(sl_regressor, model, q, qd, qd_r, qdd_r,
                                       expected=slotine_li_regressor(model, q, qd, qd_r, qdd_r),
                                       call="sl_regressor(model, q, qd, qd_r, qdd_r)", see="app-sl-regressor")):
             tau, a_dot = ctx.expect_tuple(ctx.call(sl_control, model, q, qd, q_d, qd_d, qdd_d, a_hat, columns, Lambda,
-                                                   K_D, Gamma), ("tau", "a_hat_dot"))
+                                                   K_s, Gamma), ("tau", "a_hat_dot"))
             ctx.expect_close("tau (n,)", tau, expected[0],
                              hint="q̃ = q − q_d, q̇_r = q̇_d − Λ q̃, q̈_r = q̈_d − Λ (q̇ − q̇_d), s = q̇ − q̇_r; "
-                                  "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; τ = Y π̂_b − K_s s "
-                                       "(K_s is the argument K_D)")
+                                  "Y = sl_regressor(model, q, q̇, q̇_r, q̈_r)[:, columns]; τ = Y π̂_b − K_s s")
             ctx.expect_close("a_hat_dot (number of base parameters,)", a_dot, expected[1],
                              hint="π̂̇_b = −Γ Yᵀ s (Γ elementwise)")
 
@@ -136,13 +135,13 @@ def check_sl_closed_loop(ctx, sl_control):
         reference = fourier_trajectory(2, harmonics=3, base_freq=0.2, seed=int(ctx.rng.integers(2**31)),
                                        amplitude=0.8)
         Gamma = adaptation_gains(model, reference, np.arange(0.0, 5.0, 0.05), rate=float(ctx.rng.uniform(20, 60)))
-        Lambda, K_D, dt = 5.0, float(ctx.rng.uniform(3, 6)), 0.01
+        Lambda, K_s, dt = 5.0, float(ctx.rng.uniform(3, 6)), 0.01
         q, qd = reference(0.0)[0] + ctx.rng.uniform(-0.3, 0.3, 2), np.zeros(2)
         a_hat = np.zeros(base.rank)
         steps = 150
         try:
             with np.errstate(over="raise", invalid="raise", divide="raise"):
-                asked = simulate_slotine_li(model, reference, Lambda=Lambda, K_D=K_D, Gamma=Gamma, dt=dt,
+                asked = simulate_slotine_li(model, reference, Lambda=Lambda, K_s=K_s, Gamma=Gamma, dt=dt,
                                             duration=steps * dt, q0=q, qd0=qd)      # the law as asked, judge side
         except (ValueError, FloatingPointError):
             continue
@@ -154,7 +153,7 @@ def check_sl_closed_loop(ctx, sl_control):
     def control(t, q, qd, a_hat):
         q_d, qd_d, qdd_d = reference(t)
         got = ctx.expect_tuple(ctx.call(sl_control, model, q, qd, q_d, qd_d, qdd_d, a_hat, base.independent, Lambda,
-                                        K_D, Gamma), ("tau", "a_hat_dot"), call=call)
+                                        K_s, Gamma), ("tau", "a_hat_dot"), call=call)
         tau = ctx.expect_shape("tau", got[0], (2,), call=call)
         return tau, ctx.expect_shape("a_hat_dot", got[1], (base.rank,), call=call)
 
@@ -170,7 +169,7 @@ def check_sl_closed_loop(ctx, sl_control):
         return _sl_lyapunov(model, reference, theta, Gamma, Lambda, t, q, qd, a_hat)
 
     call = (f"sl_control(...) driving {model.name!r} from 0.3 rad off a Fourier reference, a_hat = 0, Lambda = 5, "
-            f"K_D = {K_D:.3g}, dt = 0.01 s (classical RK4)")
+            f"K_s = {K_s:.3g}, dt = 0.01 s (classical RK4)")
     V = [lyapunov(0.0, q, qd, a_hat)]
     x = (q, qd, a_hat)
     for k in range(steps):

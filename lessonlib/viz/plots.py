@@ -359,10 +359,10 @@ def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghos
         ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))
         for axis, label in zip((ax.xaxis, ax.yaxis, ax.zaxis), "xyz"):
             axis.set_label_text(label, fontsize=LABEL_PT)
-            axis.labelpad = -4
-        ax.set_box_aspect(tuple(hi - lo), zoom=1.0)           # equal scale on every axis, no empty cube
-        ax.locator_params(nbins=4)
-        ax.tick_params(labelsize=8, pad=0)
+            axis.labelpad = 6                                  # clear of the slide-sized tick labels
+        ax.set_box_aspect(tuple(hi - lo), zoom=0.9)           # equal scale on every axis, no empty cube; room for labels
+        ax.locator_params(nbins=3)                             # few ticks, so slide-sized ones do not crowd
+        ax.tick_params(labelsize=TICK_PT, pad=0)
         ax.grid(False)                                         # a grid triples the PNG size and adds little here
         up = geometry.up_vector(model)
         d = geometry.view_direction(model)

@@ -27,8 +27,8 @@ import numpy as np
 
 #: Spacing between children of a box, and padding of a control (px).
 GAP = 6
-#: Font size of drawn controls and captured text (px).
-FONT_PX = 13
+#: Font size of drawn controls and captured text (px): 16 px, what a projected 1280×720 slide needs.
+FONT_PX = 16
 #: Width of a drawn slider track (px).
 TRACK_PX = 150
 #: Widest text line drawn from an Output capture (characters); longer lines are cut with "…".

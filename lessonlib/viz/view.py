@@ -25,7 +25,7 @@ from ..conventions import BASE
 from ..kinematics import fk
 from . import geometry
 from .env import headless, running_under_test
-from .plots import (COLORS, FRAME_COLORS, NOTE_PT, SLIDE_DPI, TICK_PT, draw_arm_matplotlib, drawn_points, figure_png,
+from .plots import (COLORS, FRAME_COLORS, NOTE_PT, SLIDE_DPI, draw_arm_matplotlib, drawn_points, figure_png,
                     new_figure)
 
 BACKENDS = ("auto", "threejs", "matplotlib")
@@ -332,9 +332,6 @@ class ArmView:
                              projection=projection)
         draw_arm_matplotlib(self.model, self.q, ax, frames=self.frames, com=self.com, ghost=self.ghost_q,
                             arrows=self._arrows, poses=self._frames, reach=self.size.R)
-        if projection == "3d":
-            ax.tick_params(labelsize=TICK_PT)            # draw_arm_matplotlib's 3D ticks are 8 pt: too small for a slide
-            ax.locator_params(nbins=3)                   # and fewer of them, so the larger ones do not crowd
         if lines:
             from matplotlib.lines import Line2D
             handles = [Line2D([], [], color=c, lw=3, label=t) for c, t in lines]

@@ -1,4 +1,4 @@
-"""Lessons 11 and 12 as a lecturer shows them: the live slideshow is as legible as the static deck, and everything fits.
+"""Lessons 11 and 12 as a lecturer shows them, and every static deck: legible live, and everything fits.
 
 At 1280×720, in headless Chromium: each lesson runs in a throw-away JupyterLab (test mode, widgets live) and is
 opened as jupyterlab-rise's Reveal slideshow (what "Open as Reveal Slideshow" opens); its static deck is built
@@ -9,7 +9,8 @@ from the stored outputs. :mod:`tools.slidefit` visits every slide and fragment o
   large as the static deck's — measured on both (the deck: 24 and 19 px scaled by reveal's 0.97 at 1280×720) —
   and at least the deck style's 24 px and 17 px (``tools/deck/course.css``; lessonlib-rise-widgets gives the
   slideshow the same style);
-* no slide overflows, live or static; no cell raises; every widget renders.
+* no slide overflows, live or static; no cell raises; every widget renders;
+* every other lesson's static deck fits too (the live slideshow of every lesson: ``make slidefit``, 12 minutes).
 
 Screenshots of every step go to a temporary folder (printed; ``LESSONLIB_SCREENSHOTS`` to keep them). Slow
 (several minutes): skipped without ``/usr/bin/chromium``, npm (or the vendored reveal.js) or the CJK font.
@@ -37,7 +38,7 @@ DECK_PROSE_PX, DECK_CODE_PX = 24.0, 17.0
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    """``{lesson stem: (static DeckReport, live DeckReport)}`` for lessons 11 and 12, screenshots saved."""
+    """``{lesson stem: (static DeckReport, live DeckReport or None)}``: every deck, the slideshow of 11 and 12."""
     if not chromium_available():
         pytest.skip("needs /usr/bin/chromium and the playwright package")
     if not all(slides._tarball(p).exists() for p in slides.PACKAGES) and shutil.which("npm") is None:
@@ -46,13 +47,13 @@ def reports(tmp_path_factory):
         pytest.skip(f"{slides.CJK_FONT} missing: apt-get install fonts-noto-cjk")
     keep = os.environ.get("LESSONLIB_SCREENSHOTS")
     shots = Path(tempfile.mkdtemp(prefix="slides-live-", dir=keep)) if keep else tmp_path_factory.mktemp("shots")
-    notebooks = slides.lesson_notebooks(list(LESSONS))
+    notebooks = slides.lesson_notebooks()                        # every lesson's deck, from the stored outputs
     assets = slides.deck_assets(slides.course_characters(notebooks))
     out = tmp_path_factory.mktemp("decks")
     static = slidefit.check_decks([slides.build_deck(nb, out, assets) for nb in notebooks], shots=shots)
     live = slidefit.check_lessons(list(LESSONS), shots=shots)
     print(f"screenshots of every step: {shots}\n" + slidefit.summary(list(static.values()) + list(live.values())))
-    return {name: (static[name], live[name]) for name in static}
+    return {name: (static[name], live.get(name)) for name in static}
 
 
 @pytest.mark.parametrize("lesson", ["11_applications", "12_constrained"])
@@ -74,3 +75,11 @@ def test_every_slide_fits_live_and_static(reports, lesson):
     assert live.widget_slides, "no slide showed a rendered widget"
     unfit = [f"[{r.mode}] {f}" for r in (static, live) for f in r.findings if f.kind in ("overflow", "not rendered", "not reached")]
     assert not unfit, f"{lesson}: slides that do not fit 1280×720 (answers opened, widgets rendered):\n" + "\n".join(unfit)
+
+
+@pytest.mark.parametrize("lesson", [p.stem for p in sorted((REPO / "course").glob("[0-9][0-9]_*.ipynb"))])
+def test_every_static_deck_fits(reports, lesson):
+    static, _ = reports[lesson]
+    assert static.steps >= 10 and static.prose is not None and static.code is not None, static
+    unfit = [str(f) for f in static.findings if f.kind in ("overflow", "not rendered", "not reached")]
+    assert not unfit, f"{lesson}: slides of the static deck that do not fit 1280×720 (answers opened):\n" + "\n".join(unfit)

@@ -482,16 +482,22 @@ def loglog_scaling(ax, n, times, labels, *, slopes=(1, 2, 3), unit="s", xlabel="
     return lines
 
 
-def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title=None):
+def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title=None, legend="best"):
     """Columns of ``Y`` (shape (len(t), k)) against ``t``, one labelled line each; returns the lines.
 
     ``t`` is time by default; any other abscissa (a joint angle, a velocity) names itself with ``xlabel``.
+    ``legend``: where the legend goes (a matplotlib ``loc``: ``"upper right"``, …), or None for none (e.g. one
+    legend for the whole figure).
 
     >>> _, ax = new_figure()
     >>> lines = trajectory_plot(ax, [0.0, 0.5, 1.0], [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]], ["M11", "M22"],
     ...                         xlabel="q2 (rad)", ylabel="kg·m²")
     >>> [line.get_label() for line in lines], ax.get_xlabel(), lines[1].get_ydata().tolist()
     (['M11', 'M22'], 'q2 (rad)', [1.0, 2.0, 3.0])
+    >>> ax.get_legend()._loc, trajectory_plot(ax, [0.0, 1.0], [1.0, 2.0], legend=None) and ax.get_legend()
+    (0, None)
+    >>> _ = trajectory_plot(ax, [0.0, 1.0], [1.0, 2.0], legend="upper right"); ax.get_legend()._loc
+    1
     """
     t = np.asarray(t, dtype=float)
     Y = np.asarray(Y, dtype=float).reshape(t.size, -1)
@@ -504,7 +510,8 @@ def trajectory_plot(ax, t, Y, labels=None, *, xlabel="t (s)", ylabel=None, title
         ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize=TITLE_PT)
-    ax.legend(fontsize=NOTE_PT, ncol=2 if Y.shape[1] > 4 else 1)
+    if legend:
+        ax.legend(loc=legend, fontsize=NOTE_PT, ncol=2 if Y.shape[1] > 4 else 1)
     ax.grid(alpha=0.3)
     return lines
 

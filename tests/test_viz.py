@@ -645,6 +645,15 @@ def test_widget_png_draws_the_arm_sliders_and_captured_outputs():
     assert len(image.getcolors(1 << 16) or []) > 50                       # a drawing, not a blank box
     hidden = widgets.VBox([slider], layout=widgets.Layout(display="none"))
     assert widget_png(hidden) is None and widget_png(widgets.Button(description="go")) is None
+    # with arrows, the view's widget (Renderer above its HTML legend) is drawn as one figure with the legend in it:
+    # coloured keys, wrapped lines, the view's width (not the HTML text, black squares, in one cut line)
+    view.show_arrows("f", [[0.5, 0.0, 0.0]], [[0.0, -20.0, 0.0]], "#8c564b", scale=0.01, label="a force at the "
+                     "elbow of the arm, with a long label", unit="N")
+    picture = Image.open(io.BytesIO(widget_png(view.widget)))
+    with_legend = Image.open(io.BytesIO(view.static_png(legend=True)))
+    assert picture.size == with_legend.size and picture.width <= 320 + 2, (picture.size, with_legend.size)
+    assert picture.height > Image.open(io.BytesIO(view.static_png(legend=False))).height + 30
+    assert (0x8c, 0x56, 0x4b) in {c for _, c in picture.convert("RGB").getcolors(1 << 16)}    # the key's colour
 
 
 @pytest.mark.parametrize("backend", ["threejs", "matplotlib"])

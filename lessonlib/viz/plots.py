@@ -361,8 +361,10 @@ def draw_arm_matplotlib(model, q=None, ax=None, *, frames=False, com=False, ghos
             axis.set_label_text(label, fontsize=LABEL_PT)
             axis.labelpad = 6                                  # clear of the slide-sized tick labels
         ax.set_box_aspect(tuple(hi - lo), zoom=0.9)           # equal scale on every axis, no empty cube; room for labels
-        ax.locator_params(nbins=3)                             # few ticks, so slide-sized ones do not crowd
-        ax.tick_params(labelsize=TICK_PT, pad=0)
+        from matplotlib.ticker import MaxNLocator
+        for axis, extent in zip((ax.xaxis, ax.yaxis, ax.zaxis), hi - lo):   # few ticks, so slide-sized ones do not
+            axis.set_major_locator(MaxNLocator(nbins=2 if extent > 0.6 * np.max(hi - lo) else 1))   # crowd
+        ax.tick_params(labelsize=TICK_PT, pad=3)
         ax.grid(False)                                         # a grid triples the PNG size and adds little here
         up = geometry.up_vector(model)
         d = geometry.view_direction(model)

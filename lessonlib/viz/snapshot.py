@@ -5,8 +5,9 @@ in JupyterLab. GitHub, a static slide deck or JupyterLab without a kernel cannot
 widget output also carries a PNG in the same output bundle (``image/png`` beside the widget view):
 :func:`widget_png` draws it from the widget tree as it stands, in the kernel, without a browser:
 
-* an :class:`~lessonlib.viz.ArmView`'s pythreejs ``Renderer`` → the view's static matplotlib figure
-  (same geometry, arrows, frames and ghost; :meth:`ArmView.figure`);
+* an :class:`~lessonlib.viz.ArmView`'s widget (the pythreejs ``Renderer`` above its legend) → the view's static
+  matplotlib figure (same geometry, arrows, frames and ghost, the legend's colours; :meth:`ArmView.figure`);
+  a Renderer alone → the figure without the legend;
 * ``HBox`` / ``VBox`` (and any ``Box``) → their children side by side / one under the other;
 * ``Image`` → its picture; ``Output`` → what it captured (figures, printed text, errors);
 * sliders, dropdowns, toggle buttons, check boxes → a drawn control with its description and value;
@@ -169,9 +170,12 @@ def widget_image(widget):
     """A PIL image of ``widget`` as it stands (see the module docstring), or None when nothing is drawn."""
     import ipywidgets as w
 
-    from .view import view_of_renderer
+    from .view import view_of_renderer, view_of_widget
     if widget is None or _hidden(widget):
         return None
+    view = view_of_widget(widget)
+    if view is not None:                                      # the view and its legend: one figure, coloured keys
+        return _png_image(view.static_png(legend=True))
     view = view_of_renderer(widget)
     if view is not None:
         return _png_image(view.static_png(legend=False))     # the legend is a widget of its own (HTML)

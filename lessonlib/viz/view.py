@@ -44,6 +44,13 @@ def view_of_renderer(widget):
     return view if view is not None and getattr(view, "renderer", None) is widget else None
 
 
+def view_of_widget(widget):
+    """The :class:`ArmView` whose displayable :attr:`ArmView.widget` (the Renderer above its legend) is ``widget``."""
+    children = getattr(widget, "children", None)
+    view = view_of_renderer(children[0]) if children else None
+    return view if view is not None and view._box is widget else None
+
+
 def choose_backend(backend="auto"):
     """``"threejs"`` or ``"matplotlib"`` for the requested ``backend``.
 
